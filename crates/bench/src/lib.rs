@@ -1,0 +1,1 @@
+//! The welltempered evaluation harness.

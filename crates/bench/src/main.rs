@@ -1,0 +1,3 @@
+//! The `welltempered` command.
+
+fn main() {}

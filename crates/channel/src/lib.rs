@@ -1,0 +1,1 @@
+//! The channel whose implementation follows its topology (WTC); not implemented yet.

@@ -1,0 +1,134 @@
+//! Waiting on a 32-bit word: the Linux `futex(2)` system call.
+//!
+//! [`wait`] sleeps while the word still holds the value the caller last saw; [`wake`] wakes
+//! sleepers on the word. Both use `FUTEX_PRIVATE_FLAG`: the words live in one process
+//! (process-shared locks are not ours to implement). Wake-ups may be spurious, so every caller
+//! re-checks its condition in a loop.
+//!
+//! On other targets, and under loom (which cannot model a kernel wait queue), `wait` yields once
+//! and returns: a legal spurious wake-up, so callers stay correct and merely spin harder.
+
+use crate::sync::{AtomicU32, Ordering};
+use std::time::Duration;
+
+/// What a [`wait`] ended with.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WaitResult {
+    /// Woken, interrupted, or the word no longer held `expected`: re-check the condition.
+    Woken,
+    /// The timeout passed first.
+    TimedOut,
+}
+
+/// Sleeps while `word` holds `expected`, for at most `timeout` (forever when `None`).
+///
+/// Returns at once if the word already differs. May return spuriously.
+#[inline]
+pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> WaitResult {
+    #[cfg(all(target_os = "linux", not(loom)))]
+    {
+        let ts;
+        let ts_ptr = match timeout {
+            Some(d) => {
+                ts = libc::timespec {
+                    // A timeout beyond time_t's range is as good as forever.
+                    tv_sec: libc::time_t::try_from(d.as_secs()).unwrap_or(libc::time_t::MAX),
+                    tv_nsec: d.subsec_nanos() as libc::c_long,
+                };
+                &ts as *const libc::timespec
+            }
+            None => core::ptr::null(),
+        };
+        // SAFETY: `word` is a live, aligned 32-bit atomic for the duration of the call; the
+        // kernel only reads it. `ts_ptr` is null or points to `ts`, which outlives the call.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word.as_ptr(),
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                expected,
+                ts_ptr,
+            )
+        };
+        if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ETIMEDOUT) {
+            return WaitResult::TimedOut;
+        }
+        WaitResult::Woken
+    }
+    #[cfg(not(all(target_os = "linux", not(loom))))]
+    {
+        let _ = timeout;
+        if word.load(Ordering::Acquire) == expected {
+            crate::sync::yield_now();
+        }
+        WaitResult::Woken
+    }
+}
+
+/// Wakes at most `n` threads sleeping in [`wait`] on `word`; returns how many were woken.
+#[inline]
+pub fn wake(word: &AtomicU32, n: u32) -> usize {
+    #[cfg(all(target_os = "linux", not(loom)))]
+    {
+        let n = i32::try_from(n).unwrap_or(i32::MAX);
+        // SAFETY: `word` is a live, aligned 32-bit atomic; FUTEX_WAKE does not access memory
+        // through the pointer, it only names the wait queue.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word.as_ptr(),
+                libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+                n,
+            )
+        };
+        usize::try_from(r).unwrap_or(0)
+    }
+    #[cfg(not(all(target_os = "linux", not(loom))))]
+    {
+        let _ = (word, n);
+        0
+    }
+}
+
+/// Wakes every thread sleeping on `word`.
+#[inline]
+pub fn wake_all(word: &AtomicU32) -> usize {
+    wake(word, u32::MAX)
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn wait_returns_when_word_differs() {
+        let w = AtomicU32::new(1);
+        assert_eq!(wait(&w, 0, None), WaitResult::Woken);
+    }
+
+    #[test]
+    fn wait_times_out() {
+        let w = AtomicU32::new(0);
+        loop {
+            // A spurious return is allowed; a timed-out one must eventually come.
+            if wait(&w, 0, Some(Duration::from_millis(1))) == WaitResult::TimedOut {
+                break;
+            }
+        }
+    }
+
+    #[test]
+    fn wake_releases_a_sleeper() {
+        let w = Arc::new(AtomicU32::new(0));
+        let w2 = Arc::clone(&w);
+        let t = std::thread::spawn(move || {
+            while w2.load(Ordering::Acquire) == 0 {
+                wait(&w2, 0, None);
+            }
+        });
+        w.store(1, Ordering::Release);
+        wake_all(&w);
+        t.join().unwrap();
+    }
+}

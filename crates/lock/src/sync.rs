@@ -1,0 +1,29 @@
+//! The primitives every algorithm is written against: atomics, a spin hint, a yield and a
+//! thread-local declaration, taken from `core`/`std` normally and from `loom` under
+//! `RUSTFLAGS="--cfg loom"`, so the same algorithm text is what the model checker explores.
+
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, fence};
+#[cfg(not(loom))]
+pub(crate) use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, fence};
+
+pub(crate) use core::sync::atomic::Ordering;
+
+/// One iteration of a busy-wait loop. Under loom this yields to the model's scheduler, which
+/// is what makes spin loops explorable at all.
+#[inline(always)]
+pub(crate) fn spin_loop() {
+    #[cfg(not(loom))]
+    core::hint::spin_loop();
+    #[cfg(loom)]
+    loom::hint::spin_loop();
+}
+
+/// Gives the rest of this time slice to another runnable thread.
+#[inline]
+pub(crate) fn yield_now() {
+    #[cfg(not(loom))]
+    std::thread::yield_now();
+    #[cfg(loom)]
+    loom::thread::yield_now();
+}

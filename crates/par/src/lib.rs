@@ -1,0 +1,1 @@
+//! The OpenMP-style team runtime (omp0); not implemented yet.
