@@ -1,3 +1,5 @@
-//! The `welltempered` command.
+//! The `welltempered` command: see `welltempered --help`.
 
-fn main() {}
+fn main() {
+    std::process::exit(welltempered_bench::cli::main());
+}

@@ -1,0 +1,380 @@
+//! The command line: `report` (the default: `report --quick`), one subcommand per section
+//! (`mutex`), `compare`, and the hidden child-process entry point.
+
+use crate::compare::{Labeled, compare, hosts};
+use crate::harness::{CHILD_COMMAND, Progress};
+use crate::host::Host;
+use crate::model::{Report, SCHEMA};
+use crate::sections::{Ctx, Suite, find, registry};
+use crate::summary::section_text;
+use crate::{Error, Result, output};
+use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The full command definition.
+pub fn command() -> Command {
+    let mut cmd = Command::new("welltempered")
+        .about(
+            "The welltempered evaluation harness: paired, interleaved runs against baselines, \
+             with tables on stdout and JSON, Markdown and SVG plots in the output folder. \
+             Without a subcommand it runs `report --quick`.",
+        )
+        .version(env!("CARGO_PKG_VERSION"))
+        .arg(
+            Arg::new("quick")
+                .long("quick")
+                .action(ArgAction::SetTrue)
+                .global(true)
+                .help("Small configuration (the report takes about 3 minutes on 2 cores)"),
+        )
+        .arg(
+            Arg::new("quiet")
+                .long("quiet")
+                .short('q')
+                .action(ArgAction::SetTrue)
+                .global(true)
+                .help("No progress bar"),
+        )
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .value_name("PATH")
+                .value_parser(value_parser!(PathBuf))
+                .global(true)
+                .help("Write the JSON report here [default: <out>/<command>.json]"),
+        )
+        .arg(
+            Arg::new("out")
+                .long("out")
+                .value_name("DIR")
+                .value_parser(value_parser!(PathBuf))
+                .global(true)
+                .help("Folder for plots and the Markdown report [default: beside --json, else results/]"),
+        )
+        .subcommand(
+            Command::new("report")
+                .about("Run every section (default subcommand, in quick mode)")
+                .arg(
+                    Arg::new("only")
+                        .long("only")
+                        .value_name("SECTIONS")
+                        .value_delimiter(',')
+                        .help("Run only these sections (comma-separated)"),
+                ),
+        )
+        .subcommand(
+            Command::new("compare")
+                .about("Merge JSON reports (e.g. from several machines) into one table")
+                .arg(
+                    Arg::new("reports")
+                        .value_name("REPORT.json")
+                        .num_args(1..)
+                        .required(true)
+                        .value_parser(value_parser!(PathBuf)),
+                ),
+        )
+        .subcommand(
+            Command::new(CHILD_COMMAND)
+                .hide(true)
+                .about("Run one measurement and print it as JSON (used by the harness itself)")
+                .arg(Arg::new("section").required(true))
+                .arg(Arg::new("spec").required(true)),
+        );
+    for s in registry() {
+        cmd = cmd.subcommand(s.args(Command::new(s.name()).about(s.about())));
+    }
+    cmd
+}
+
+/// Entry point of the binary: runs the command line of this process, returns the exit code.
+pub fn main() -> i32 {
+    let matches = match command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    let argv: Vec<String> = std::env::args().collect();
+    let stdout = std::io::stdout();
+    match run(&matches, &argv, &mut stdout.lock()) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
+/// Where the files of a run go: (JSON path, output folder).
+pub fn output_paths(json: Option<&Path>, out: Option<&Path>, stem: &str) -> (PathBuf, PathBuf) {
+    let dir = match (out, json) {
+        (Some(o), _) => o.to_path_buf(),
+        (None, Some(j)) => j
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        (None, None) => PathBuf::from("results"),
+    };
+    let json = json.map_or_else(|| dir.join(format!("{stem}.json")), Path::to_path_buf);
+    (json, dir)
+}
+
+/// Runs parsed command-line `matches` (`argv` is recorded in the report), writing tables to `out`.
+pub fn run(matches: &ArgMatches, argv: &[String], out: &mut dyn Write) -> Result<()> {
+    let quick_flag = matches.get_flag("quick");
+    let quiet = matches.get_flag("quiet");
+    let json = matches.get_one::<PathBuf>("json").map(PathBuf::as_path);
+    let dir = matches.get_one::<PathBuf>("out").map(PathBuf::as_path);
+    let io = |e: std::io::Error| Error::new(format!("cannot write output: {e}"));
+    match matches.subcommand() {
+        Some((CHILD_COMMAND, m)) => {
+            let name = m.get_one::<String>("section").map_or("", String::as_str);
+            let spec_text = m.get_one::<String>("spec").map_or("", String::as_str);
+            let suite = find(name).ok_or_else(|| Error::new(format!("no section {name:?}")))?;
+            let spec: serde_json::Value = serde_json::from_str(spec_text)
+                .map_err(|e| Error::new(format!("bad spec JSON: {e}")))?;
+            let sample = suite.run_child(&spec)?;
+            let line = serde_json::to_string(&sample).map_err(|e| Error::new(e.to_string()))?;
+            writeln!(out, "{line}").map_err(io)
+        }
+        Some(("compare", m)) => {
+            let paths: Vec<PathBuf> = m
+                .get_many::<PathBuf>("reports")
+                .map(|v| v.cloned().collect())
+                .unwrap_or_default();
+            let mut reports = Vec::new();
+            for (i, p) in paths.iter().enumerate() {
+                let stem = p.file_stem().map_or_else(
+                    || format!("report{i}"),
+                    |s| s.to_string_lossy().into_owned(),
+                );
+                let label = if paths
+                    .iter()
+                    .filter(|q| q.file_stem() == p.file_stem())
+                    .count()
+                    > 1
+                {
+                    format!("{stem}#{}", i + 1)
+                } else {
+                    stem
+                };
+                reports.push(Labeled {
+                    label,
+                    report: Report::load(p)?,
+                });
+            }
+            let mut md = String::from("# welltempered: cross-machine comparison\n\n");
+            for h in hosts(&reports) {
+                writeln!(out, "{h}").map_err(io)?;
+                md.push_str(&format!("- {h}\n"));
+            }
+            for (title, table) in compare(&reports) {
+                writeln!(out, "\n== {title} ==\n{}", table.to_text()).map_err(io)?;
+                md.push_str(&format!("\n## {title}\n\n{}", table.to_markdown()));
+            }
+            if let Some(d) = dir {
+                std::fs::create_dir_all(d).map_err(io)?;
+                std::fs::write(d.join("compare.md"), md).map_err(io)?;
+            }
+            Ok(())
+        }
+        Some(("report", m)) => {
+            let only: Option<Vec<String>> =
+                m.get_many::<String>("only").map(|v| v.cloned().collect());
+            let mut suites: Vec<&'static dyn Suite> = registry();
+            if let Some(only) = &only {
+                for n in only {
+                    if find(n).is_none() {
+                        let valid: Vec<&str> = registry().iter().map(|s| s.name()).collect();
+                        return Err(Error::new(format!(
+                            "unknown section {n:?}; valid sections: {}",
+                            valid.join(", ")
+                        )));
+                    }
+                }
+                suites.retain(|s| only.iter().any(|n| n == s.name()));
+            }
+            let runs = suites
+                .into_iter()
+                .map(|s| {
+                    let m = s
+                        .args(Command::new(s.name()))
+                        .try_get_matches_from([s.name()])
+                        .map_err(|e| Error::new(e.to_string()))?;
+                    Ok((s, m))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            execute("report", runs, quick_flag, quiet, json, dir, argv, out)
+        }
+        Some((name, m)) => {
+            let suite = find(name).ok_or_else(|| Error::new(format!("no section {name:?}")))?;
+            execute(
+                name,
+                vec![(suite, m.clone())],
+                quick_flag,
+                quiet,
+                json,
+                dir,
+                argv,
+                out,
+            )
+        }
+        None => {
+            let runs = registry()
+                .into_iter()
+                .map(|s| {
+                    let m = s
+                        .args(Command::new(s.name()))
+                        .try_get_matches_from([s.name()])
+                        .map_err(|e| Error::new(e.to_string()))?;
+                    Ok((s, m))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            execute("report", runs, true, quiet, json, dir, argv, out)
+        }
+    }
+}
+
+/// Runs the sections, prints their tables, writes JSON, plots and Markdown.
+#[allow(clippy::too_many_arguments)]
+fn execute(
+    stem: &str,
+    runs: Vec<(&'static dyn Suite, ArgMatches)>,
+    quick: bool,
+    quiet: bool,
+    json: Option<&Path>,
+    dir: Option<&Path>,
+    argv: &[String],
+    out: &mut dyn Write,
+) -> Result<()> {
+    let io = |e: std::io::Error| Error::new(format!("cannot write output: {e}"));
+    let host = Host::collect();
+    let progress = Progress::new(!quiet);
+    let ctx = Ctx {
+        quick,
+        progress: &progress,
+    };
+    let started = std::time::Instant::now();
+    let mut sections = Vec::new();
+    for (suite, m) in runs {
+        let result = suite.run(&m, &ctx);
+        match result {
+            Ok(s) => sections.push(s),
+            Err(e) => {
+                progress.finish();
+                return Err(e);
+            }
+        }
+    }
+    progress.finish();
+    let report = Report {
+        schema: SCHEMA.to_string(),
+        host,
+        config: serde_json::json!({
+            "command": stem,
+            "argv": argv,
+            "quick": quick,
+            "elapsed_s": started.elapsed().as_secs_f64(),
+        }),
+        sections,
+    };
+    let h = &report.host;
+    writeln!(
+        out,
+        "host: {} | {} | {} | hardware counters: {}",
+        h.label(),
+        h.kernel,
+        h.rustc,
+        if h.pmu { "yes" } else { "n/a (no PMU)" }
+    )
+    .map_err(io)?;
+    if !h.optimized {
+        writeln!(
+            out,
+            "note: debug build; use --release for meaningful numbers"
+        )
+        .map_err(io)?;
+    }
+    for s in &report.sections {
+        writeln!(out, "\n{}", section_text(s)).map_err(io)?;
+    }
+    let (json_path, dir) = output_paths(json, dir, stem);
+    report.save(&json_path)?;
+    let md = output::write_files(&report, &dir, stem)?;
+    writeln!(
+        out,
+        "\nwrote {} and {} (plots beside it); took {:.1} s",
+        json_path.display(),
+        md.display(),
+        started.elapsed().as_secs_f64()
+    )
+    .map_err(io)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> std::result::Result<ArgMatches, clap::Error> {
+        command().try_get_matches_from(std::iter::once("welltempered").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn command_is_well_formed() {
+        command().debug_assert();
+    }
+
+    #[test]
+    fn subcommands_and_globals_parse() {
+        let m = parse(&[
+            "mutex",
+            "--quick",
+            "--json",
+            "x/out.json",
+            "--threads",
+            "1,2",
+        ])
+        .unwrap();
+        assert!(m.get_flag("quick"));
+        assert_eq!(m.subcommand_name(), Some("mutex"));
+        assert_eq!(
+            m.get_one::<PathBuf>("json").unwrap(),
+            &PathBuf::from("x/out.json")
+        );
+        let m = parse(&[]).unwrap();
+        assert_eq!(m.subcommand_name(), None);
+        let m = parse(&["report", "--only", "mutex"]).unwrap();
+        assert_eq!(m.subcommand_name(), Some("report"));
+    }
+
+    #[test]
+    fn bad_command_lines_are_errors() {
+        assert!(parse(&["nosuch"]).is_err());
+        assert!(parse(&["compare"]).is_err());
+        assert!(parse(&["mutex", "--threads", "-3"]).is_err());
+        assert!(parse(&["mutex", "--cs", "fast"]).is_err());
+    }
+
+    #[test]
+    fn unknown_report_section_is_an_error() {
+        let m = parse(&["report", "--only", "nosuch"]).unwrap();
+        let mut sink = Vec::new();
+        let err = run(&m, &[], &mut sink).unwrap_err().to_string();
+        assert!(err.contains("valid sections: mutex"), "{err}");
+    }
+
+    #[test]
+    fn output_paths_follow_the_rules() {
+        let (j, d) = output_paths(None, None, "report");
+        assert_eq!((j, d), ("results/report.json".into(), "results".into()));
+        let (j, d) = output_paths(Some(Path::new("a/b.json")), None, "mutex");
+        assert_eq!((j, d), ("a/b.json".into(), "a".into()));
+        let (j, d) = output_paths(Some(Path::new("b.json")), Some(Path::new("o")), "mutex");
+        assert_eq!((j, d), ("b.json".into(), "o".into()));
+        let (j, _) = output_paths(Some(Path::new("b.json")), None, "mutex");
+        assert_eq!(j, PathBuf::from("b.json"));
+    }
+}

@@ -1,0 +1,42 @@
+//! The registry of report sections. A section is one module implementing [`Suite`] plus one line
+//! in [`registry`]: it then gets its subcommand (with its own options), its place in `report`,
+//! its child-process entry point, its tables, plots and JSON.
+
+use crate::Result;
+use crate::harness::Progress;
+use crate::model::{Sample, Section};
+
+pub mod mutex;
+
+/// What a run of a section needs from the harness.
+#[derive(Debug)]
+pub struct Ctx<'a> {
+    /// Quick mode: the small configuration that fits the report's time budget.
+    pub quick: bool,
+    /// The progress bar to announce and count steps on.
+    pub progress: &'a Progress,
+}
+
+/// A family of workloads with its own subcommand.
+pub trait Suite: Sync {
+    /// Subcommand and section name (`mutex`).
+    fn name(&self) -> &'static str;
+    /// One-line help for the subcommand.
+    fn about(&self) -> &'static str;
+    /// Adds the section's own options to its subcommand.
+    fn args(&self, cmd: clap::Command) -> clap::Command;
+    /// Runs the section with the parsed options.
+    fn run(&self, args: &clap::ArgMatches, ctx: &Ctx<'_>) -> Result<Section>;
+    /// Runs one measurement described by `spec` (in a child process) and returns its sample.
+    fn run_child(&self, spec: &serde_json::Value) -> Result<Sample>;
+}
+
+/// Every section, in report order.
+pub fn registry() -> Vec<&'static dyn Suite> {
+    vec![&mutex::MutexBench]
+}
+
+/// The section called `name`.
+pub fn find(name: &str) -> Option<&'static dyn Suite> {
+    registry().into_iter().find(|s| s.name() == name)
+}

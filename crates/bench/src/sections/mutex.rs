@@ -1,0 +1,891 @@
+//! MutexBench (Dice & Kogan, "Hemlock: Compact and Scalable Mutual Exclusion", §5, Figures 2–3)
+//! with omp0's critical-section sweep.
+//!
+//! `T` threads start on a barrier and loop until a stop flag: acquire one central lock, run the
+//! critical section, release, run the non-critical section; each counts its acquisitions.
+//!
+//! - `max`: the paper's maximum contention: empty critical and non-critical sections (at one
+//!   thread, the uncontended cost of acquire + release).
+//! - `moderate`: the critical section advances a shared PRNG, kept inside the lock's data, 5
+//!   steps; the non-critical section advances a thread-local PRNG a uniform 0–200 steps.
+//! - `--cs`: omp0's sweep, adding a calibrated busy loop of 0, 100 ns, 1 µs or 10 µs inside the
+//!   lock to either workload.
+//! - `latency`: one thread, lock + unlock, nanoseconds per pair.
+//!
+//! Mutual exclusion is checked on every run: the protected data holds a plain (non-atomic)
+//! counter that every critical section increments; its final value must equal the sum of the
+//! per-thread counts, or the run fails.
+//!
+//! Every lock is driven through [`BenchLock`], a generic trait, so each lock's loop is
+//! monomorphized: there is no dynamic dispatch on the hot path, only one function pointer per run.
+
+use super::{Ctx, Suite};
+use crate::counters::{HwCounters, Rusage};
+use crate::harness::{self, Progress};
+use crate::model::{Group, Metric, Sample, Section};
+use crate::{Error, Result};
+use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Barrier, OnceLock};
+use std::time::{Duration, Instant};
+
+/// A lock as the benchmark drives it: construct around data, run a closure under the lock, take
+/// the data back.
+pub trait BenchLock<T>: Sync {
+    /// A lock protecting `value`.
+    fn new(value: T) -> Self;
+    /// Runs `f` on the protected data while holding the lock.
+    fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R;
+    /// The protected data.
+    fn into_inner(self) -> T;
+}
+
+/// `std::sync::Mutex` (a futex lock on Linux).
+#[derive(Debug)]
+pub struct StdLock<T>(std::sync::Mutex<T>);
+
+impl<T: Send> BenchLock<T> for StdLock<T> {
+    fn new(value: T) -> Self {
+        Self(std::sync::Mutex::new(value))
+    }
+    #[inline(always)]
+    fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        f(&mut self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+    fn into_inner(self) -> T {
+        self.0.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// `spin::Mutex` (spin 0.12, a test-and-set spinlock).
+#[derive(Debug)]
+pub struct SpinLock<T>(spin::Mutex<T>);
+
+impl<T: Send> BenchLock<T> for SpinLock<T> {
+    fn new(value: T) -> Self {
+        Self(spin::Mutex::new(value))
+    }
+    #[inline(always)]
+    fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        f(&mut self.0.lock())
+    }
+    fn into_inner(self) -> T {
+        self.0.into_inner()
+    }
+}
+
+/// Any `lock_api` 0.5 raw mutex: `parking_lot::RawMutex` and all of ours.
+pub struct ApiLock<R: lock_api::RawMutex, T>(lock_api::Mutex<R, T>);
+
+impl<R: lock_api::RawMutex + Sync + Send, T: Send> BenchLock<T> for ApiLock<R, T> {
+    fn new(value: T) -> Self {
+        Self(lock_api::Mutex::new(value))
+    }
+    #[inline(always)]
+    fn with<U>(&self, f: impl FnOnce(&mut T) -> U) -> U {
+        f(&mut self.0.lock())
+    }
+    fn into_inner(self) -> T {
+        self.0.into_inner()
+    }
+}
+
+/// The data inside the lock.
+#[derive(Debug, Default)]
+pub struct Shared {
+    /// Incremented by every critical section: the mutual-exclusion check.
+    pub counter: u64,
+    /// The shared PRNG of the moderate workload.
+    pub prng: u64,
+}
+
+/// One step of xorshift64 (Marsaglia), the PRNG of both sections.
+#[inline(always)]
+pub fn xorshift(mut x: u64) -> u64 {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    x
+}
+
+/// A busy loop of `iters` iterations: the calibrated critical-section work.
+#[inline(never)]
+pub fn busy(iters: u64) {
+    let mut x = 0u64;
+    for i in 0..iters {
+        x = black_box(x ^ i);
+    }
+    black_box(x);
+}
+
+/// Iterations of [`busy`] per nanosecond on this machine, measured once per process (the best of
+/// a few trials, so a preempted trial does not count).
+pub fn busy_iters_per_ns() -> f64 {
+    static CAL: OnceLock<f64> = OnceLock::new();
+    *CAL.get_or_init(|| {
+        let n: u64 = if cfg!(miri) { 1 << 8 } else { 1 << 20 };
+        let mut best = f64::INFINITY;
+        for _ in 0..5 {
+            let t = Instant::now();
+            busy(n);
+            best = best.min(t.elapsed().as_nanos() as f64);
+        }
+        n as f64 / best.max(1.0)
+    })
+}
+
+/// Iterations of [`busy`] that take about `ns` nanoseconds (0 for 0).
+pub fn busy_iters(ns: u64) -> u64 {
+    if ns == 0 {
+        0
+    } else {
+        ((ns as f64 * busy_iters_per_ns()).round() as u64).max(1)
+    }
+}
+
+/// The two MutexBench workloads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Workload {
+    /// Empty critical and non-critical sections: the highest arrival rate.
+    Max,
+    /// 5 shared PRNG steps inside the lock, 0–200 thread-local PRNG steps outside.
+    Moderate,
+}
+
+impl Workload {
+    /// The name used in ids and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Max => "max",
+            Self::Moderate => "moderate",
+        }
+    }
+}
+
+/// What one child or in-process run measures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spec {
+    /// Lock name.
+    pub lock: String,
+    /// `None` for the uncontended-latency run.
+    pub workload: Option<Workload>,
+    /// Busy work inside the lock, nanoseconds.
+    pub cs_ns: u64,
+    /// Iterations of [`busy`] for `cs_ns` (calibrated by the parent, so children agree).
+    pub cs_iters: u64,
+    /// Threads.
+    pub threads: usize,
+    /// Length of the measured window, nanoseconds.
+    pub duration_ns: u64,
+}
+
+type RunFn = fn(&Spec) -> Result<Sample>;
+
+/// One lock the benchmark knows.
+#[derive(Clone, Copy, Debug)]
+pub struct LockEntry {
+    /// Name on the command line and in tables.
+    pub name: &'static str,
+    /// Whether it is one of ours (else a baseline from another crate).
+    pub ours: bool,
+    run: RunFn,
+    latency: RunFn,
+}
+
+macro_rules! entry {
+    ($name:expr, $ours:expr, $lock:ty) => {
+        LockEntry {
+            name: $name,
+            ours: $ours,
+            run: run_cell::<$lock>,
+            latency: run_latency::<$lock>,
+        }
+    };
+}
+
+/// Every lock, baselines first.
+pub fn locks() -> &'static [LockEntry] {
+    const LOCKS: &[LockEntry] = &[
+        entry!("std", false, StdLock<Shared>),
+        entry!("parking_lot", false, ApiLock<parking_lot::RawMutex, Shared>),
+        entry!("spin", false, SpinLock<Shared>),
+    ];
+    LOCKS
+}
+
+/// The baselines that ratio columns are taken against.
+pub const RATIO_BASELINES: &[&str] = &["std", "parking_lot"];
+
+/// The locks of quick mode (those that exist).
+pub const QUICK_LOCKS: &[&str] = &[
+    "hemlock",
+    "hemlock-park",
+    "mcs",
+    "mcs-park",
+    "clh",
+    "ticket",
+    "futex",
+    "mutex",
+    "std",
+    "parking_lot",
+    "spin",
+];
+
+/// The lock called `name`, or an error listing the valid names.
+pub fn lock_entry(name: &str) -> Result<&'static LockEntry> {
+    locks().iter().find(|e| e.name == name).ok_or_else(|| {
+        let valid: Vec<&str> = locks().iter().map(|e| e.name).collect();
+        Error::new(format!(
+            "unknown lock {name:?}; valid locks: {}",
+            valid.join(", ")
+        ))
+    })
+}
+
+/// Runs one measurement of `spec` in this process.
+pub fn run_spec(spec: &Spec) -> Result<Sample> {
+    let e = lock_entry(&spec.lock)?;
+    let mut s = if spec.workload.is_some() {
+        (e.run)(spec)?
+    } else {
+        (e.latency)(spec)?
+    };
+    s.variant = spec.lock.clone();
+    Ok(s)
+}
+
+/// The loop of one thread; returns the acquisitions it made before seeing the stop flag.
+#[inline(always)]
+fn worker<L: BenchLock<Shared>>(
+    lock: &L,
+    stop: &AtomicBool,
+    barrier: &Barrier,
+    workload: Workload,
+    cs_iters: u64,
+    seed: u64,
+) -> u64 {
+    let mut local = seed | 1;
+    let mut n = 0u64;
+    barrier.wait();
+    loop {
+        let stopped = lock.with(|d| {
+            d.counter += 1;
+            if workload == Workload::Moderate {
+                for _ in 0..5 {
+                    d.prng = xorshift(d.prng);
+                }
+            }
+            if cs_iters > 0 {
+                busy(cs_iters);
+            }
+            // Relaxed: the flag only ends the loop; the counts travel back through `join`.
+            stop.load(Ordering::Relaxed)
+        });
+        if stopped {
+            break;
+        }
+        n += 1;
+        if workload == Workload::Moderate {
+            local = xorshift(local);
+            for _ in 0..local % 201 {
+                local = xorshift(local);
+            }
+        }
+    }
+    black_box(local);
+    n
+}
+
+/// Runs the multi-threaded workload with lock `L`.
+///
+/// Throughput counts the acquisitions completed inside the window; the one acquisition per thread
+/// that observes the stop flag is left out of it but is part of the mutual-exclusion check.
+pub fn run_cell<L: BenchLock<Shared>>(spec: &Spec) -> Result<Sample> {
+    let workload = spec.workload.unwrap_or(Workload::Max);
+    let threads = spec.threads.max(1);
+    let lock = L::new(Shared {
+        counter: 0,
+        prng: 0x2545_f491_4f6c_dd1d,
+    });
+    let stop = AtomicBool::new(false);
+    let barrier = Barrier::new(threads + 1);
+    let hw = HwCounters::start();
+    let ru0 = Rusage::now();
+    let (wall, per_thread) = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let (lock, stop, barrier) = (&lock, &stop, &barrier);
+                let seed = 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(i as u64 + 1);
+                s.spawn(move || worker(lock, stop, barrier, workload, spec.cs_iters, seed))
+            })
+            .collect();
+        barrier.wait();
+        let t0 = Instant::now();
+        std::thread::sleep(Duration::from_nanos(spec.duration_ns));
+        stop.store(true, Ordering::Relaxed);
+        let wall = t0.elapsed();
+        let counts: Vec<u64> = handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(u64::MAX))
+            .collect();
+        (wall, counts)
+    });
+    let ru = Rusage::now().since(&ru0);
+    let hw = hw.read();
+    if per_thread.contains(&u64::MAX) {
+        return Err(Error::new(format!(
+            "{}: a worker thread panicked",
+            spec.lock
+        )));
+    }
+    let ops: u64 = per_thread.iter().sum();
+    let counter = lock.into_inner().counter;
+    let expected = ops + threads as u64;
+    if counter != expected {
+        return Err(Error::new(format!(
+            "mutual exclusion violated by {}: counter {counter}, expected {expected} \
+             ({threads} threads, {} workload)",
+            spec.lock,
+            workload.name()
+        )));
+    }
+    let wall_s = wall.as_secs_f64();
+    Ok(Sample {
+        variant: spec.lock.clone(),
+        value: ops as f64 / wall_s / 1e6,
+        ops,
+        wall_s,
+        cpu_s: ru.cpu_s,
+        vcsw: ru.vcsw,
+        ivcsw: ru.ivcsw,
+        hw,
+        per_thread,
+        child: false,
+        extra: BTreeMap::new(),
+    })
+}
+
+/// Uncontended latency of lock `L`: one thread, lock + unlock, nanoseconds per pair.
+pub fn run_latency<L: BenchLock<Shared>>(spec: &Spec) -> Result<Sample> {
+    let lock = L::new(Shared::default());
+    let window = Duration::from_nanos(spec.duration_ns);
+    let hw = HwCounters::start();
+    let ru0 = Rusage::now();
+    let t0 = Instant::now();
+    let mut ops = 0u64;
+    let batch = if cfg!(miri) { 16 } else { 1024 };
+    loop {
+        for _ in 0..batch {
+            lock.with(|d| d.counter += 1);
+        }
+        ops += batch;
+        if t0.elapsed() >= window {
+            break;
+        }
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    let ru = Rusage::now().since(&ru0);
+    let hw = hw.read();
+    let counter = lock.into_inner().counter;
+    if counter != ops {
+        return Err(Error::new(format!(
+            "{}: counter {counter} after {ops} uncontended acquisitions",
+            spec.lock
+        )));
+    }
+    Ok(Sample {
+        variant: spec.lock.clone(),
+        value: wall * 1e9 / ops as f64,
+        ops,
+        wall_s: wall,
+        cpu_s: ru.cpu_s,
+        vcsw: ru.vcsw,
+        ivcsw: ru.ivcsw,
+        hw,
+        per_thread: vec![ops],
+        child: false,
+        extra: BTreeMap::new(),
+    })
+}
+
+/// Parses a duration: a number with unit `ns`, `us` (or `µs`), `ms` or `s`; a bare `0` is zero.
+pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
+    let t = s.trim();
+    if t == "0" {
+        return Ok(Duration::ZERO);
+    }
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .ok_or_else(|| format!("{s:?} needs a unit: ns, us, ms or s (e.g. 100ns, 200ms)"))?;
+    let (num, unit) = t.split_at(split);
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number followed by a unit"))?;
+    let scale = match unit.trim() {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?} in {s:?}; use ns, us, ms or s"
+            ));
+        }
+    };
+    let secs = x * scale;
+    if !secs.is_finite() || secs > 3600.0 {
+        return Err(format!("{s:?} is out of range (at most 1 hour)"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn parse_threads(s: &str) -> std::result::Result<usize, String> {
+    let n: usize = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a thread count"))?;
+    if !(1..=1024).contains(&n) {
+        return Err(format!("thread count {n} out of range 1..=1024"));
+    }
+    Ok(n)
+}
+
+fn parse_positive(s: &str) -> std::result::Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{s:?} must be a positive integer")),
+    }
+}
+
+/// Options of `welltempered mutex` (all lists are comma-separated).
+#[derive(Args, Clone, Debug, Default)]
+pub struct MutexArgs {
+    /// Locks to run [default: all; quick: a subset]. Unknown names list the valid ones.
+    #[arg(long, value_delimiter = ',')]
+    pub locks: Option<Vec<String>>,
+    /// Thread counts [default: 1,2,4,8,16,64; quick: 1,2,4,16,64].
+    #[arg(long, value_delimiter = ',', value_parser = parse_threads)]
+    pub threads: Option<Vec<usize>>,
+    /// Workloads [default: max,moderate].
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub workload: Option<Vec<Workload>>,
+    /// Busy work inside the lock, e.g. 0,100ns,1us,10us [default: 0,100ns,1us,10us; quick: 0,1us].
+    #[arg(long, value_delimiter = ',', value_parser = parse_duration)]
+    pub cs: Option<Vec<Duration>>,
+    /// Measured window of each run, e.g. 200ms [default: 100ms; quick: 30ms].
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// Repetitions (each runs every lock once) [default: 5; quick: 5].
+    #[arg(long, value_parser = parse_positive)]
+    pub reps: Option<usize>,
+    /// Skip the uncontended-latency group.
+    #[arg(long)]
+    pub no_latency: bool,
+    /// Run every measurement in a child process.
+    #[arg(long)]
+    pub isolate: bool,
+}
+
+/// The options in effect after defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Locks in table order.
+    pub locks: Vec<String>,
+    /// Thread counts.
+    pub threads: Vec<usize>,
+    /// Workloads.
+    pub workloads: Vec<Workload>,
+    /// Busy work inside the lock, nanoseconds.
+    pub cs_ns: Vec<u64>,
+    /// Window per run, nanoseconds.
+    pub duration_ns: u64,
+    /// Repetitions.
+    pub reps: usize,
+    /// Whether the latency group runs.
+    pub latency: bool,
+    /// Whether runs go to child processes.
+    pub isolate: bool,
+    /// Calibrated busy-loop iterations per nanosecond.
+    pub busy_iters_per_ns: f64,
+}
+
+impl MutexArgs {
+    /// Applies the defaults (quick or full) and validates the lock names.
+    pub fn plan(&self, quick: bool) -> Result<Plan> {
+        let locks: Vec<String> = match &self.locks {
+            Some(l) => {
+                let mut out: Vec<String> = Vec::new();
+                for name in l.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+                    lock_entry(name)?;
+                    if !out.iter().any(|o| o == name) {
+                        out.push(name.to_string());
+                    }
+                }
+                if out.is_empty() {
+                    return Err(Error::new("--locks names no lock"));
+                }
+                out
+            }
+            None if quick => QUICK_LOCKS
+                .iter()
+                .filter(|n| lock_entry(n).is_ok())
+                .map(|n| n.to_string())
+                .collect(),
+            None => locks().iter().map(|e| e.name.to_string()).collect(),
+        };
+        let threads = self.threads.clone().unwrap_or_else(|| {
+            if quick {
+                vec![1, 2, 4, 16, 64]
+            } else {
+                vec![1, 2, 4, 8, 16, 64]
+            }
+        });
+        let workloads = self
+            .workload
+            .clone()
+            .unwrap_or_else(|| vec![Workload::Max, Workload::Moderate]);
+        let cs = self.cs.clone().unwrap_or_else(|| {
+            let ns: &[u64] = if quick {
+                &[0, 1000]
+            } else {
+                &[0, 100, 1000, 10_000]
+            };
+            ns.iter().map(|&n| Duration::from_nanos(n)).collect()
+        });
+        let duration = self
+            .duration
+            .unwrap_or(Duration::from_millis(if quick { 30 } else { 100 }));
+        if duration.is_zero() {
+            return Err(Error::new("--duration must be more than 0"));
+        }
+        Ok(Plan {
+            locks,
+            threads,
+            workloads,
+            cs_ns: cs.iter().map(|d| d.as_nanos() as u64).collect(),
+            duration_ns: duration.as_nanos() as u64,
+            reps: self.reps.unwrap_or(5),
+            latency: !self.no_latency,
+            isolate: self.isolate,
+            busy_iters_per_ns: busy_iters_per_ns(),
+        })
+    }
+}
+
+fn fmt_ns(ns: u64) -> String {
+    match ns {
+        0 => "0".to_string(),
+        n if n % 1_000_000 == 0 => format!("{}ms", n / 1_000_000),
+        n if n % 1000 == 0 => format!("{}us", n / 1000),
+        n => format!("{n}ns"),
+    }
+}
+
+/// The section's groups, not yet run: (group, spec template).
+pub fn groups(plan: &Plan) -> Vec<(Group, Spec)> {
+    let mut out = Vec::new();
+    let variants = plan.locks.clone();
+    if plan.latency {
+        let mut params = BTreeMap::new();
+        params.insert("workload".to_string(), serde_json::json!("latency"));
+        params.insert("threads".to_string(), serde_json::json!(1));
+        out.push((
+            Group {
+                id: "latency".into(),
+                title: "uncontended latency: 1 thread, lock + unlock".into(),
+                params,
+                metric: Metric {
+                    unit: "ns/op".into(),
+                    higher_is_better: false,
+                    op: "acq".into(),
+                },
+                variants: variants.clone(),
+                reps: Vec::new(),
+            },
+            Spec {
+                lock: String::new(),
+                workload: None,
+                cs_ns: 0,
+                cs_iters: 0,
+                threads: 1,
+                duration_ns: plan.duration_ns,
+            },
+        ));
+    }
+    for &w in &plan.workloads {
+        for &cs in &plan.cs_ns {
+            for &t in &plan.threads {
+                let mut params = BTreeMap::new();
+                params.insert("workload".to_string(), serde_json::json!(w.name()));
+                params.insert("cs_ns".to_string(), serde_json::json!(cs));
+                params.insert("threads".to_string(), serde_json::json!(t));
+                let what = match w {
+                    Workload::Max => "maximum contention",
+                    Workload::Moderate => "moderate contention",
+                };
+                out.push((
+                    Group {
+                        id: format!("{}/cs={}/t={t}", w.name(), fmt_ns(cs)),
+                        title: format!("{what}, critical section +{}, {t} threads", fmt_ns(cs)),
+                        params,
+                        metric: Metric {
+                            unit: "M/s".into(),
+                            higher_is_better: true,
+                            op: "acq".into(),
+                        },
+                        variants: variants.clone(),
+                        reps: Vec::new(),
+                    },
+                    Spec {
+                        lock: String::new(),
+                        workload: Some(w),
+                        cs_ns: cs,
+                        cs_iters: if cs == 0 {
+                            0
+                        } else {
+                            ((cs as f64 * plan.busy_iters_per_ns).round() as u64).max(1)
+                        },
+                        threads: t,
+                        duration_ns: plan.duration_ns,
+                    },
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Runs every group of the plan.
+pub fn run_plan(plan: &Plan, progress: &Progress) -> Result<Section> {
+    let groups = groups(plan);
+    progress.add_steps((groups.len() * plan.reps * plan.locks.len()) as u64);
+    let mut done = Vec::with_capacity(groups.len());
+    for (mut g, template) in groups {
+        progress.stage(&g.id);
+        g.reps = harness::run_paired(&plan.locks, plan.reps, progress, |lock| {
+            progress.message(&format!("{} {lock}", g.id));
+            let spec = Spec {
+                lock: lock.to_string(),
+                ..template.clone()
+            };
+            if plan.isolate {
+                harness::run_in_child("mutex", &serde_json::to_value(&spec).unwrap_or_default())
+            } else {
+                run_spec(&spec)
+            }
+        })?;
+        done.push(g);
+    }
+    Ok(Section {
+        name: "mutex".into(),
+        title: "MutexBench".into(),
+        baselines: RATIO_BASELINES
+            .iter()
+            .filter(|b| plan.locks.iter().any(|l| l == *b))
+            .map(|b| b.to_string())
+            .collect(),
+        sweep: Some("threads".into()),
+        config: serde_json::to_value(plan).unwrap_or_default(),
+        groups: done,
+    })
+}
+
+/// The MutexBench section.
+#[derive(Clone, Copy, Debug)]
+pub struct MutexBench;
+
+impl Suite for MutexBench {
+    fn name(&self) -> &'static str {
+        "mutex"
+    }
+
+    fn about(&self) -> &'static str {
+        "MutexBench: lock throughput at maximum and moderate contention, critical-section sweep, \
+         oversubscription, uncontended latency"
+    }
+
+    fn args(&self, cmd: clap::Command) -> clap::Command {
+        MutexArgs::augment_args(cmd)
+    }
+
+    fn run(&self, args: &ArgMatches, ctx: &Ctx<'_>) -> Result<Section> {
+        let a = MutexArgs::from_arg_matches(args).map_err(|e| Error::new(e.to_string()))?;
+        run_plan(&a.plan(ctx.quick)?, ctx.progress)
+    }
+
+    fn run_child(&self, spec: &serde_json::Value) -> Result<Sample> {
+        let spec: Spec = serde_json::from_value(spec.clone())
+            .map_err(|e| Error::new(format!("bad mutex spec: {e}")))?;
+        run_spec(&spec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> std::result::Result<MutexArgs, clap::Error> {
+        let cmd = MutexBench.args(clap::Command::new("mutex"));
+        let m = cmd.try_get_matches_from(std::iter::once("mutex").chain(args.iter().copied()))?;
+        MutexArgs::from_arg_matches(&m)
+    }
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+        assert_eq!(parse_duration("100ns"), Ok(Duration::from_nanos(100)));
+        assert_eq!(parse_duration("1us"), Ok(Duration::from_micros(1)));
+        assert_eq!(parse_duration("1.5ms"), Ok(Duration::from_micros(1500)));
+        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
+        assert!(parse_duration("100").unwrap_err().contains("unit"));
+        assert!(
+            parse_duration("5parsecs")
+                .unwrap_err()
+                .contains("unknown unit")
+        );
+        assert!(parse_duration("xms").is_err());
+        assert!(parse_duration("9999s").is_err());
+    }
+
+    #[test]
+    fn cli_accepts_the_documented_form() {
+        let a = parse(&[
+            "--locks",
+            "std,parking_lot",
+            "--threads",
+            "1,2,64",
+            "--workload",
+            "max,moderate",
+            "--cs",
+            "0,100ns",
+            "--duration",
+            "200ms",
+            "--reps",
+            "7",
+        ])
+        .unwrap();
+        let p = a.plan(false).unwrap();
+        assert_eq!(p.locks, ["std", "parking_lot"]);
+        assert_eq!(p.threads, [1, 2, 64]);
+        assert_eq!(p.workloads, [Workload::Max, Workload::Moderate]);
+        assert_eq!(p.cs_ns, [0, 100]);
+        assert_eq!(p.duration_ns, 200_000_000);
+        assert_eq!(p.reps, 7);
+    }
+
+    #[test]
+    fn cli_rejects_bad_values() {
+        assert!(parse(&["--threads", "0"]).is_err());
+        assert!(parse(&["--threads", "two"]).is_err());
+        assert!(parse(&["--workload", "extreme"]).is_err());
+        assert!(parse(&["--cs", "10"]).is_err());
+        assert!(parse(&["--reps", "0"]).is_err());
+        assert!(parse(&["--bogus"]).is_err());
+        let a = parse(&["--locks", "std,nosuchlock"]).unwrap();
+        let err = a.plan(false).unwrap_err().to_string();
+        assert!(
+            err.contains("nosuchlock") && err.contains("valid locks: std"),
+            "{err}"
+        );
+        let zero = parse(&["--duration", "0"]).unwrap();
+        assert!(zero.plan(false).is_err());
+    }
+
+    #[test]
+    fn quick_defaults_are_a_subset() {
+        let quick = MutexArgs::default().plan(true).unwrap();
+        let full = MutexArgs::default().plan(false).unwrap();
+        assert!(quick.locks.iter().all(|l| full.locks.contains(l)));
+        assert!(quick.locks.contains(&"std".to_string()));
+        assert!(quick.threads.contains(&64) && full.threads.contains(&64));
+        assert!(groups(&quick).len() < groups(&full).len());
+        // Group ids are unique.
+        let g = groups(&full);
+        let mut ids: Vec<&str> = g.iter().map(|(g, _)| g.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), g.len());
+    }
+
+    #[test]
+    fn every_lock_excludes_and_counts() {
+        let threads = if cfg!(miri) { 2 } else { 4 };
+        for e in locks() {
+            for w in [Workload::Max, Workload::Moderate] {
+                let s = run_spec(&Spec {
+                    lock: e.name.to_string(),
+                    workload: Some(w),
+                    cs_ns: 0,
+                    cs_iters: 3,
+                    threads,
+                    duration_ns: 2_000_000,
+                })
+                .unwrap();
+                assert_eq!(s.variant, e.name);
+                assert_eq!(s.per_thread.len(), threads);
+                assert_eq!(s.ops, s.per_thread.iter().sum::<u64>());
+                assert!(s.value >= 0.0 && s.wall_s > 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn latency_counts_every_acquisition() {
+        let s = run_spec(&Spec {
+            lock: "std".into(),
+            workload: None,
+            cs_ns: 0,
+            cs_iters: 0,
+            threads: 1,
+            duration_ns: 1_000_000,
+        })
+        .unwrap();
+        assert!(s.ops > 0);
+        assert_eq!(s.per_thread, [s.ops]);
+        assert!(s.value > 0.0);
+    }
+
+    /// A lock that loses one update (as a broken lock would): the check must catch it.
+    struct LossyLock(StdLock<Shared>);
+    impl BenchLock<Shared> for LossyLock {
+        fn new(value: Shared) -> Self {
+            Self(StdLock::new(value))
+        }
+        fn with<R>(&self, f: impl FnOnce(&mut Shared) -> R) -> R {
+            self.0.with(f)
+        }
+        fn into_inner(self) -> Shared {
+            let mut s = self.0.into_inner();
+            s.counter -= 1;
+            s
+        }
+    }
+
+    #[test]
+    fn lost_update_is_detected() {
+        let err = run_cell::<LossyLock>(&Spec {
+            lock: "lossy".into(),
+            workload: Some(Workload::Max),
+            cs_ns: 0,
+            cs_iters: 0,
+            threads: 2,
+            duration_ns: 1_000_000,
+        })
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("mutual exclusion violated"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn calibration_is_positive() {
+        assert!(busy_iters_per_ns() > 0.0);
+        assert_eq!(busy_iters(0), 0);
+        assert!(busy_iters(1000) >= 1);
+    }
+}

@@ -1,0 +1,153 @@
+//! Smoke tests of the `welltempered` binary: a tiny mutex run in-process and in child processes,
+//! and `compare` over the results. They check the structure of the output, never its timing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use welltempered_bench::model::{Report, SCHEMA};
+
+fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_welltempered")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("wt-smoke-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = Command::new(exe()).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn tiny_mutex(dir: &Path, extra: &[&str]) -> (String, Report) {
+    let json = dir.join("mutex.json");
+    let mut args = vec![
+        "mutex",
+        "--quiet",
+        "--locks",
+        "std,parking_lot,spin",
+        "--threads",
+        "1,2",
+        "--workload",
+        "max,moderate",
+        "--cs",
+        "0",
+        "--duration",
+        "10ms",
+        "--reps",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let stdout = run_ok(&args);
+    (stdout, Report::load(&json).unwrap())
+}
+
+fn check_structure(r: &Report, child: bool) {
+    assert_eq!(r.schema, SCHEMA);
+    assert!(r.host.cores >= 1);
+    assert!(r.host.versions.contains_key("parking_lot"));
+    let s = &r.sections[0];
+    assert_eq!(s.name, "mutex");
+    assert_eq!(s.baselines, ["std", "parking_lot"]);
+    // latency + 2 workloads x 1 cs x 2 thread counts.
+    assert_eq!(s.groups.len(), 5);
+    assert_eq!(s.groups[0].id, "latency");
+    for g in &s.groups {
+        assert_eq!(g.variants, ["std", "parking_lot", "spin"]);
+        assert_eq!(g.reps.len(), 1);
+        let rep = &g.reps[0];
+        assert_eq!(rep.samples.len(), 3);
+        for smp in &rep.samples {
+            assert_eq!(smp.child, child);
+            assert_eq!(smp.ops, smp.per_thread.iter().sum::<u64>());
+            assert!(smp.wall_s > 0.0);
+            if !r.host.pmu {
+                assert!(smp.hw.cycles.is_none() && smp.hw.instructions.is_none());
+            }
+        }
+        if g.id != "latency" {
+            let t = g.params["threads"].as_u64().unwrap() as usize;
+            assert!(rep.samples.iter().all(|s| s.per_thread.len() == t));
+        }
+    }
+}
+
+#[test]
+fn tiny_mutex_run_has_the_documented_structure() {
+    let dir = scratch("inproc");
+    let (stdout, r) = tiny_mutex(&dir, &[]);
+    check_structure(&r, false);
+    assert!(stdout.contains("MutexBench"));
+    assert!(stdout.contains("vs std [95% CI]") && stdout.contains("vs parking_lot [95% CI]"));
+    assert!(stdout.contains("cpu-us/acq") && stdout.contains("csw/acq"));
+    if !r.host.pmu {
+        assert!(stdout.contains("n/a"));
+    }
+    // Markdown and one plot per (workload, cs) sweep, beside the JSON.
+    assert!(dir.join("mutex.md").exists());
+    let svgs = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "svg")
+        })
+        .count();
+    assert_eq!(svgs, 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn isolated_runs_and_compare() {
+    let dir = scratch("child");
+    let (_, r) = tiny_mutex(&dir, &["--isolate"]);
+    check_structure(&r, true);
+    let a = dir.join("a.json");
+    std::fs::rename(dir.join("mutex.json"), &a).unwrap();
+    let out = run_ok(&["compare", a.to_str().unwrap(), a.to_str().unwrap()]);
+    assert!(out.contains("a#1") && out.contains("a#2"), "{out}");
+    assert!(out.contains("max/cs=0/t=2"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_lock_name_lists_valid_ones() {
+    let out = Command::new(exe())
+        .args([
+            "mutex",
+            "--quiet",
+            "--locks",
+            "nosuch",
+            "--json",
+            "/nonexistent/x.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown lock \"nosuch\"") && err.contains("parking_lot"),
+        "{err}"
+    );
+}
+
+#[test]
+fn child_entry_point_rejects_bad_specs() {
+    let out = Command::new(exe())
+        .args(["__child", "mutex", "{\"lock\": 3}"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad mutex spec"));
+}
