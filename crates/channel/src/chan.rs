@@ -1,0 +1,1345 @@
+//! The channel handles: [`Sender`] and [`Receiver`] over the segmented queue, each side
+//! following its handle count (DESIGN §3), with waiting, timeouts, batches and the borrowing
+//! receive.
+//!
+//! **How a side follows its handles.** Each operation reads its side's handle count with
+//! acquire. One handle: the *Single* discipline (`queue.rs`: plain loads and stores, no RMW).
+//! More: the *Shared* discipline (compare-and-swap on the side's index). The switch is
+//! race-free because handles are `Send` but not `Sync`: `clone` takes `&self` of a handle
+//! only one thread can reach, so when the count goes from one to two, the thread doing it is
+//! the side's only thread and is not mid-operation; the new handle reaches another thread
+//! only through something that synchronises (a spawn, a channel). When the count drops back to
+//! one, each departing handle released (`fetch_sub`, release) after its last operation, and the
+//! survivor's next operation reads the count with acquire: it sees every earlier operation, and
+//! nobody else can start one. That is the safe point; no state needs copying, because the
+//! single discipline keeps its index in the same words the shared one uses.
+//!
+//! **Guarantees.** FIFO per channel (linearisable); every element is dropped exactly once
+//! (received, or left in the channel and dropped with it). Per channel: the queue, two
+//! cache-padded handle counts, two eventcounts.
+
+use crate::error::{
+    RecvError, RecvTimeoutError, SendError, SendTimeoutError, TryRecvError, TrySendError,
+};
+use crate::eventcount::EventCount;
+use crate::progress::{Progress, ProgressGuarantee};
+use crate::queue::{Claim, Queue};
+use crate::remark;
+use crate::sync::{Arc, AtomicUsize, Ordering, spin_loop, yield_now};
+use core::cell::Cell;
+use core::fmt;
+use core::marker::PhantomData;
+use core::panic::Location;
+use crossbeam_utils::CachePadded;
+use std::time::{Duration, Instant};
+
+/// How a blocked operation waits, chosen per channel with [`Builder::wait`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Spin, yielding the processor after a few rounds (so that both ends on one core make
+    /// progress). Senders then never pay for a wake-up check.
+    Spin,
+    /// Sleep in the kernel at once.
+    Park,
+    /// Spin (and yield) for `spins` rounds, then sleep. The default, with 100 rounds.
+    SpinThenPark {
+        /// Rounds before sleeping; the first few spin, the rest yield.
+        spins: u32,
+    },
+}
+
+impl Default for Wait {
+    fn default() -> Self {
+        Self::SpinThenPark { spins: 100 }
+    }
+}
+
+/// Rounds of pure spinning before a waiter starts yielding its time slice.
+const SPIN_ROUNDS: u32 = 16;
+
+/// Builds a channel with a chosen waiting strategy.
+///
+/// ```
+/// use welltempered_channel::{Builder, Wait};
+/// let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<u32>(8);
+/// tx.send(1).unwrap();
+/// assert_eq!(rx.recv(), Ok(1));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Builder {
+    wait: Wait,
+}
+
+impl Builder {
+    /// A builder with the default strategy ([`Wait::SpinThenPark`]).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets how blocked operations wait.
+    pub fn wait(mut self, wait: Wait) -> Self {
+        self.wait = wait;
+        self
+    }
+
+    /// An unbounded channel. The construction site is what remarks report.
+    #[track_caller]
+    pub fn unbounded<T>(self) -> (Sender<T>, Receiver<T>) {
+        Chan::build(None, self.wait, Location::caller())
+    }
+
+    /// A channel holding at most `cap` elements; `0` makes a rendezvous channel.
+    #[track_caller]
+    pub fn bounded<T>(self, cap: usize) -> (Sender<T>, Receiver<T>) {
+        Chan::build(Some(cap), self.wait, Location::caller())
+    }
+}
+
+/// Live handles per side.
+struct Counts {
+    senders: AtomicUsize,
+    receivers: AtomicUsize,
+}
+
+/// The state the handles share.
+pub(crate) struct Chan<T> {
+    queue: Queue<T>,
+    counts: CachePadded<Counts>,
+    /// Elements the queue may hold (`Some(1)` for rendezvous); `None`: unbounded.
+    cap: Option<usize>,
+    rendezvous: bool,
+    /// Receivers blocked in a receive (maintained for rendezvous channels only).
+    blocked_receivers: AtomicUsize,
+    wait: Wait,
+    /// Receivers sleep here until an element arrives or the senders are gone.
+    recv_ec: EventCount,
+    /// Senders sleep here until room appears (or their element is taken) or the receivers
+    /// are gone.
+    send_ec: EventCount,
+    site: &'static Location<'static>,
+}
+
+impl<T> Chan<T> {
+    fn build(
+        cap: Option<usize>,
+        wait: Wait,
+        site: &'static Location<'static>,
+    ) -> (Sender<T>, Receiver<T>) {
+        let chan = Arc::new(Chan {
+            queue: Queue::new(),
+            counts: CachePadded::new(Counts {
+                senders: AtomicUsize::new(1),
+                receivers: AtomicUsize::new(1),
+            }),
+            cap: cap.map(|c| c.max(1)),
+            rendezvous: cap == Some(0),
+            blocked_receivers: AtomicUsize::new(0),
+            wait,
+            recv_ec: EventCount::new(),
+            send_ec: EventCount::new(),
+            site,
+        });
+        if remark::enabled() {
+            remark::emit(&remark::line(site, &chan.kind(1, 1), 1, 1, None));
+        }
+        (
+            Sender {
+                chan: chan.clone(),
+                _not_sync: PhantomData,
+            },
+            Receiver {
+                chan,
+                _not_sync: PhantomData,
+            },
+        )
+    }
+
+    /// The implementation's name for remarks.
+    fn kind(&self, senders: usize, receivers: usize) -> String {
+        let topo = remark::topology(senders, receivers);
+        match (self.rendezvous, self.cap) {
+            (true, _) => format!("{topo}, rendezvous"),
+            (false, Some(c)) => format!("{topo}, bounded({c})"),
+            (false, None) => topo.to_string(),
+        }
+    }
+
+    fn remark_change(&self, what: &str, at: &Location<'_>) {
+        let s = self.counts.senders.load(Ordering::Relaxed);
+        let r = self.counts.receivers.load(Ordering::Relaxed);
+        remark::emit(&remark::line(
+            self.site,
+            &self.kind(s, r),
+            s,
+            r,
+            Some((what, at)),
+        ));
+    }
+
+    /// Pushes with the discipline the sender count selects; hands the value back when full.
+    /// The caller holds a `Sender` of this channel (and so is on the one thread that can use it).
+    #[inline]
+    fn push(&self, value: T) -> Result<usize, T> {
+        // Acquire: pairs with departed senders' release, making their pushes visible before a
+        // return to the single discipline.
+        if self.counts.senders.load(Ordering::Acquire) == 1 {
+            // SAFETY: one sender exists and the caller holds it through a `!Sync` handle, so
+            // this thread is the only producer; the count can only grow from this thread, and
+            // every earlier push happened before (see the module docs).
+            unsafe { self.queue.push_single(value, self.cap) }
+        } else {
+            self.queue.push_shared(value, self.cap)
+        }
+    }
+
+    /// Claims the head element with the discipline the receiver count selects. Returns the
+    /// claim and whether it is shared (then the caller must `leave` after reading).
+    #[inline]
+    fn claim(&self) -> Option<(Claim<T>, bool)> {
+        // Acquire: as in `push`, for departed receivers.
+        if self.counts.receivers.load(Ordering::Acquire) == 1 {
+            // SAFETY: the only receiver is the caller's, on this thread (as in `push`).
+            unsafe { self.queue.claim_single() }.map(|c| (c, false))
+        } else {
+            self.queue.enter();
+            let c = self.queue.claim_shared();
+            if c.is_none() {
+                self.queue.leave();
+            }
+            c.map(|c| (c, true))
+        }
+    }
+
+    /// Completes a claim whose value is gone, and wakes a waiting sender if needed.
+    #[inline]
+    fn finish(&self, claim: Claim<T>, shared: bool) {
+        if shared {
+            self.queue.leave();
+        } else {
+            // SAFETY: the claim came from `claim_single` under the same contract, with its
+            // value moved out or dropped.
+            unsafe { self.queue.finish_single(claim) };
+        }
+        if self.cap.is_some() && self.wait != Wait::Spin {
+            self.send_ec.notify();
+        }
+    }
+
+    /// Takes the head element, if any.
+    #[inline]
+    fn try_take(&self) -> Option<T> {
+        let (claim, shared) = self.claim()?;
+        // SAFETY: the claim gives us the written value; we move it out exactly once.
+        let value = unsafe { claim.value_ptr().read() };
+        self.finish(claim, shared);
+        Some(value)
+    }
+
+    /// Wakes a sleeping receiver if there is one.
+    #[inline]
+    fn wake_receivers(&self) {
+        if self.wait != Wait::Spin {
+            self.recv_ec.notify();
+        }
+    }
+
+    /// Calls `attempt` until it yields, waiting as the channel's strategy says between
+    /// attempts. `None` when `deadline` passes first.
+    fn block<R>(
+        &self,
+        ec: &EventCount,
+        deadline: Option<Instant>,
+        mut attempt: impl FnMut() -> Option<R>,
+    ) -> Option<R> {
+        let mut round: u32 = 0;
+        loop {
+            if let Some(r) = attempt() {
+                return Some(r);
+            }
+            if let Some(d) = deadline
+                && Instant::now() >= d
+            {
+                return None;
+            }
+            let spin_budget = match self.wait {
+                Wait::Spin => u32::MAX,
+                Wait::Park => 0,
+                Wait::SpinThenPark { spins } => spins,
+            };
+            if round < spin_budget {
+                if round < SPIN_ROUNDS {
+                    for _ in 0..(1u32 << round.min(6)) {
+                        spin_loop();
+                    }
+                } else {
+                    // Both ends on one core: give the other end the processor.
+                    yield_now();
+                }
+                round = round.saturating_add(1);
+                continue;
+            }
+            let key = ec.prepare();
+            if let Some(r) = attempt() {
+                ec.cancel();
+                return Some(r);
+            }
+            if !ec.wait(key, deadline) {
+                return attempt();
+            }
+        }
+    }
+
+    /// The blocking send behind `send`, `send_timeout` and `send_deadline`.
+    fn send_until(
+        &self,
+        mut value: T,
+        deadline: Option<Instant>,
+    ) -> Result<(), SendTimeoutError<T>> {
+        loop {
+            match self.try_push(value) {
+                Ok(index) => {
+                    self.wake_receivers();
+                    if self.rendezvous {
+                        self.await_taken(index, deadline);
+                    }
+                    return Ok(());
+                }
+                Err(TrySendError::Disconnected(v)) => {
+                    return Err(SendTimeoutError::Disconnected(v));
+                }
+                Err(TrySendError::Full(v)) => value = v,
+            }
+            let ready = self.block(&self.send_ec, deadline, || {
+                (self.counts.receivers.load(Ordering::Acquire) == 0
+                    || self.queue.len() < self.cap.unwrap_or(usize::MAX))
+                .then_some(())
+            });
+            if ready.is_none() {
+                return Err(SendTimeoutError::Timeout(value));
+            }
+        }
+    }
+
+    /// One push attempt: disconnected, full, or done (with the index used).
+    #[inline]
+    fn try_push(&self, value: T) -> Result<usize, TrySendError<T>> {
+        if self.counts.receivers.load(Ordering::Acquire) == 0 {
+            return Err(TrySendError::Disconnected(value));
+        }
+        self.push(value).map_err(TrySendError::Full)
+    }
+
+    /// A rendezvous sender waits until the element at `index` is taken (or the receivers are
+    /// gone, or the deadline passes: the element then stays for the next receive).
+    fn await_taken(&self, index: usize, deadline: Option<Instant>) {
+        let _ = self.block(&self.send_ec, deadline, || {
+            (self.queue.head_index() > index || self.counts.receivers.load(Ordering::Acquire) == 0)
+                .then_some(())
+        });
+    }
+}
+
+/// The sending half of a channel.
+///
+/// `Send` but deliberately **not `Sync`**: the channel counts its senders to know whether one
+/// thread or several produce, and a `&Sender` shared between threads would be a second producer
+/// the count cannot see. To send from another thread, give it its own handle: **clone it**
+/// (crossbeam's and std's senders are `Sync`; this one is not, by design).
+///
+/// ```compile_fail
+/// let (tx, _rx) = welltempered_channel::unbounded::<u32>();
+/// let tx = &tx;
+/// std::thread::scope(|s| {
+///     s.spawn(move || tx.send(1).unwrap()); // error: `Sender` is not `Sync`
+/// });
+/// ```
+///
+/// ```
+/// let (tx, rx) = welltempered_channel::unbounded::<u32>();
+/// let tx2 = tx.clone(); // the fix: one handle per thread
+/// std::thread::spawn(move || tx2.send(1).unwrap()).join().unwrap();
+/// assert_eq!(rx.recv(), Ok(1));
+/// ```
+pub struct Sender<T> {
+    chan: Arc<Chan<T>>,
+    /// `Cell<()>` is `Send + !Sync`: see the type's docs.
+    _not_sync: PhantomData<Cell<()>>,
+}
+
+/// The receiving half of a channel.
+///
+/// `Send` but deliberately **not `Sync`**, for the reason given on [`Sender`]: to receive on
+/// another thread, **clone it**.
+///
+/// ```compile_fail
+/// let (_tx, rx) = welltempered_channel::unbounded::<u32>();
+/// let rx = &rx;
+/// std::thread::scope(|s| {
+///     s.spawn(move || rx.try_recv()); // error: `Receiver` is not `Sync`
+/// });
+/// ```
+pub struct Receiver<T> {
+    chan: Arc<Chan<T>>,
+    /// `Cell<()>` is `Send + !Sync`: see [`Sender`].
+    _not_sync: PhantomData<Cell<()>>,
+}
+
+impl<T> Sender<T> {
+    /// Sends `value`, waiting for room if the channel is bounded and full (and, for a
+    /// rendezvous channel, until a receiver has taken it). Fails, handing the value back, when
+    /// every receiver is gone.
+    pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        self.chan
+            .send_until(value, None)
+            .map_err(|e| SendError(e.into_inner()))
+    }
+
+    /// Sends `value` if there is room now. A rendezvous channel has room only while a receiver
+    /// is blocked in a receive.
+    pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        let chan = &*self.chan;
+        if chan.rendezvous && chan.blocked_receivers.load(Ordering::SeqCst) == 0 {
+            return if chan.counts.receivers.load(Ordering::Acquire) == 0 {
+                Err(TrySendError::Disconnected(value))
+            } else {
+                Err(TrySendError::Full(value))
+            };
+        }
+        chan.try_push(value)?;
+        chan.wake_receivers();
+        Ok(())
+    }
+
+    /// Sends, waiting at most `timeout` for room. For a rendezvous channel the deadline bounds
+    /// the wait for room; once the element is in, the wait for its receiver also ends at the
+    /// deadline and the element stays for the next receive.
+    pub fn send_timeout(&self, value: T, timeout: Duration) -> Result<(), SendTimeoutError<T>> {
+        match Instant::now().checked_add(timeout) {
+            Some(d) => self.send_deadline(value, d),
+            None => self
+                .send(value)
+                .map_err(|e| SendTimeoutError::Disconnected(e.0)),
+        }
+    }
+
+    /// Sends, waiting until `deadline` at most for room (see [`Sender::send_timeout`]).
+    pub fn send_deadline(&self, value: T, deadline: Instant) -> Result<(), SendTimeoutError<T>> {
+        self.chan.send_until(value, Some(deadline))
+    }
+
+    /// Sends every element of `iter` in order, waking a receiver once per batch rather than
+    /// per element (and before waiting for room). Returns how many were sent; on
+    /// disconnection, the element that could not be sent (the rest stay in the iterator).
+    pub fn send_iter<I: IntoIterator<Item = T>>(&self, iter: I) -> Result<usize, SendError<T>> {
+        let chan = &*self.chan;
+        let mut sent = 0;
+        for mut value in iter {
+            loop {
+                match chan.try_push(value) {
+                    Ok(index) => {
+                        sent += 1;
+                        if chan.rendezvous {
+                            chan.wake_receivers();
+                            chan.await_taken(index, None);
+                        }
+                        break;
+                    }
+                    Err(TrySendError::Disconnected(v)) => {
+                        chan.wake_receivers();
+                        return Err(SendError(v));
+                    }
+                    Err(TrySendError::Full(v)) => {
+                        value = v;
+                        chan.wake_receivers();
+                        let _ = chan.block(&chan.send_ec, None, || {
+                            (chan.counts.receivers.load(Ordering::Acquire) == 0
+                                || chan.queue.len() < chan.cap.unwrap_or(usize::MAX))
+                            .then_some(())
+                        });
+                    }
+                }
+            }
+        }
+        chan.wake_receivers();
+        Ok(sent)
+    }
+
+    /// [`Sender::send_iter`] under the name batching users look for.
+    pub fn send_batch<I: IntoIterator<Item = T>>(&self, batch: I) -> Result<usize, SendError<T>> {
+        self.send_iter(batch)
+    }
+
+    /// Elements in the channel now.
+    pub fn len(&self) -> usize {
+        self.chan.queue.len()
+    }
+
+    /// Whether the channel is empty now.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether a bounded channel is full now (never for an unbounded one).
+    pub fn is_full(&self) -> bool {
+        self.chan.cap.is_some_and(|c| self.len() >= c)
+    }
+
+    /// The capacity: `None` if unbounded, `Some(0)` for a rendezvous channel.
+    pub fn capacity(&self) -> Option<usize> {
+        if self.chan.rendezvous {
+            Some(0)
+        } else {
+            self.chan.cap
+        }
+    }
+
+    /// Whether both handles belong to the same channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.chan, &other.chan)
+    }
+
+    /// Live senders of this channel.
+    pub fn sender_count(&self) -> usize {
+        self.chan.counts.senders.load(Ordering::Relaxed)
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    /// Another sender on the same channel. Going from one sender to two switches the
+    /// producers to the shared discipline (remarked with this call's site).
+    #[track_caller]
+    fn clone(&self) -> Self {
+        // Relaxed: the new handle reaches another thread only through a synchronising
+        // transfer, which carries this increment with it (as `Arc::clone`).
+        let before = self.chan.counts.senders.fetch_add(1, Ordering::Relaxed);
+        if before == 1 && remark::enabled() {
+            self.chan.remark_change("clone", Location::caller());
+        }
+        Self {
+            chan: self.chan.clone(),
+            _not_sync: PhantomData,
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    #[track_caller]
+    fn drop(&mut self) {
+        // Release: our pushes before the count another thread reads with acquire when it
+        // returns to the single discipline or finds the channel disconnected. Acquire: for the
+        // same reason when we are the one who sees it.
+        let before = self.chan.counts.senders.fetch_sub(1, Ordering::AcqRel);
+        if before == 1 {
+            // Disconnected: wake every receiver so that it drains and sees it.
+            self.chan.recv_ec.notify_all();
+        } else if before == 2 && remark::enabled() {
+            self.chan.remark_change("drop", Location::caller());
+        }
+    }
+}
+
+impl<T> Receiver<T> {
+    /// Receives an element if one is there now.
+    pub fn try_recv(&self) -> Result<T, TryRecvError> {
+        let chan = &*self.chan;
+        if let Some(v) = chan.try_take() {
+            return Ok(v);
+        }
+        // Acquire: every departed sender's pushes happen before we see the count at zero, so
+        // a second look finds whatever they sent.
+        if chan.counts.senders.load(Ordering::Acquire) == 0 {
+            return chan.try_take().ok_or(TryRecvError::Disconnected);
+        }
+        Err(TryRecvError::Empty)
+    }
+
+    fn recv_until(&self, deadline: Option<Instant>) -> Result<T, RecvTimeoutError> {
+        let chan = &*self.chan;
+        let attempt = || match self.try_recv() {
+            Ok(v) => Some(Ok(v)),
+            Err(TryRecvError::Disconnected) => Some(Err(RecvTimeoutError::Disconnected)),
+            Err(TryRecvError::Empty) => None,
+        };
+        if chan.rendezvous {
+            chan.blocked_receivers.fetch_add(1, Ordering::SeqCst);
+            let r = chan.block(&chan.recv_ec, deadline, attempt);
+            chan.blocked_receivers.fetch_sub(1, Ordering::SeqCst);
+            r.unwrap_or(Err(RecvTimeoutError::Timeout))
+        } else {
+            chan.block(&chan.recv_ec, deadline, attempt)
+                .unwrap_or(Err(RecvTimeoutError::Timeout))
+        }
+    }
+
+    /// Receives an element, waiting for one. Once every sender is gone, drains what is left,
+    /// then fails.
+    pub fn recv(&self) -> Result<T, RecvError> {
+        self.recv_until(None).map_err(|_| RecvError)
+    }
+
+    /// Receives, waiting at most `timeout`.
+    pub fn recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError> {
+        match Instant::now().checked_add(timeout) {
+            Some(d) => self.recv_deadline(d),
+            None => self.recv().map_err(RecvTimeoutError::from),
+        }
+    }
+
+    /// Receives, waiting until `deadline` at most.
+    pub fn recv_deadline(&self, deadline: Instant) -> Result<T, RecvTimeoutError> {
+        self.recv_until(Some(deadline))
+    }
+
+    /// Waits for one element, then takes up to `max` in all without waiting again, appending
+    /// them to `buf`. Returns how many were taken (0 only when `max == 0`).
+    pub fn recv_many(&self, buf: &mut Vec<T>, max: usize) -> Result<usize, RecvError> {
+        if max == 0 {
+            return Ok(0);
+        }
+        buf.push(self.recv()?);
+        let mut n = 1;
+        while n < max {
+            match self.chan.try_take() {
+                Some(v) => buf.push(v),
+                None => break,
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Takes up to `max` elements that are there now, without waiting.
+    pub fn try_recv_many(&self, buf: &mut Vec<T>, max: usize) -> usize {
+        let mut n = 0;
+        while n < max {
+            match self.try_recv() {
+                Ok(v) => buf.push(v),
+                Err(_) => break,
+            }
+            n += 1;
+        }
+        n
+    }
+
+    /// Borrows the next element in place, waiting for one. The element is dropped and its
+    /// slot released when the guard goes; `&mut self` keeps the receiver from being cloned or
+    /// used meanwhile, so the borrow checker proves the element is not aliased.
+    ///
+    /// ```
+    /// let (tx, mut rx) = welltempered_channel::unbounded::<String>();
+    /// tx.send("hello".to_string()).unwrap();
+    /// let guard = rx.recv_ref().unwrap();
+    /// assert_eq!(guard.len(), 5);
+    /// ```
+    pub fn recv_ref(&mut self) -> Result<RecvGuard<'_, T>, RecvError> {
+        let chan = &*self.chan;
+        let claimed = chan.block(&chan.recv_ec, None, || {
+            if let Some(c) = chan.claim() {
+                return Some(Ok(c));
+            }
+            if chan.counts.senders.load(Ordering::Acquire) == 0 {
+                return Some(chan.claim().ok_or(RecvError));
+            }
+            None
+        });
+        let (claim, shared) = claimed.unwrap_or(Err(RecvError))?;
+        Ok(RecvGuard {
+            rx: self,
+            claim: Some(claim),
+            shared,
+        })
+    }
+
+    /// Borrows the next element in place if there is one now (see [`Receiver::recv_ref`]).
+    pub fn try_recv_ref(&mut self) -> Result<RecvGuard<'_, T>, TryRecvError> {
+        let chan = &*self.chan;
+        let claimed = match chan.claim() {
+            Some(c) => c,
+            None if chan.counts.senders.load(Ordering::Acquire) == 0 => {
+                chan.claim().ok_or(TryRecvError::Disconnected)?
+            }
+            None => return Err(TryRecvError::Empty),
+        };
+        Ok(RecvGuard {
+            rx: self,
+            claim: Some(claimed.0),
+            shared: claimed.1,
+        })
+    }
+
+    /// A blocking iterator: yields until the channel is empty and disconnected.
+    pub fn iter(&self) -> Iter<'_, T> {
+        Iter { rx: self }
+    }
+
+    /// A non-blocking iterator: yields what is there now.
+    pub fn try_iter(&self) -> TryIter<'_, T> {
+        TryIter { rx: self }
+    }
+
+    /// Elements in the channel now.
+    pub fn len(&self) -> usize {
+        self.chan.queue.len()
+    }
+
+    /// Whether the channel is empty now.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The capacity: `None` if unbounded, `Some(0)` for a rendezvous channel.
+    pub fn capacity(&self) -> Option<usize> {
+        if self.chan.rendezvous {
+            Some(0)
+        } else {
+            self.chan.cap
+        }
+    }
+
+    /// Whether both handles belong to the same channel.
+    pub fn same_channel(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.chan, &other.chan)
+    }
+
+    /// Live receivers of this channel.
+    pub fn receiver_count(&self) -> usize {
+        self.chan.counts.receivers.load(Ordering::Relaxed)
+    }
+
+    /// Segments the channel holds right now (each `SEG - 1` slots; 256 offsets in normal
+    /// builds). A diagnostic for memory give-back: after a burst is drained this returns to a
+    /// few segments, however long the burst was.
+    pub fn allocated_segments(&self) -> usize {
+        self.chan.queue.live_segments()
+    }
+}
+
+impl<T> Clone for Receiver<T> {
+    /// Another receiver on the same channel. Going from one receiver to two switches the
+    /// consumers to the shared discipline (remarked with this call's site).
+    #[track_caller]
+    fn clone(&self) -> Self {
+        // Relaxed: as in `Sender::clone`.
+        let before = self.chan.counts.receivers.fetch_add(1, Ordering::Relaxed);
+        if before == 1 && remark::enabled() {
+            self.chan.remark_change("clone", Location::caller());
+        }
+        Self {
+            chan: self.chan.clone(),
+            _not_sync: PhantomData,
+        }
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    #[track_caller]
+    fn drop(&mut self) {
+        // AcqRel: as in `Sender::drop`, for the receivers' side.
+        let before = self.chan.counts.receivers.fetch_sub(1, Ordering::AcqRel);
+        if before == 1 {
+            self.chan.send_ec.notify_all();
+        } else if before == 2 && remark::enabled() {
+            self.chan.remark_change("drop", Location::caller());
+        }
+    }
+}
+
+/// An element lent in place by [`Receiver::recv_ref`]; dropped with the guard.
+pub struct RecvGuard<'a, T> {
+    rx: &'a mut Receiver<T>,
+    claim: Option<Claim<T>>,
+    shared: bool,
+}
+
+impl<T> RecvGuard<'_, T> {
+    /// Moves the element out instead of dropping it in place.
+    pub fn take(mut self) -> T {
+        let claim = self
+            .claim
+            .take()
+            .expect("a guard holds its claim until dropped");
+        // SAFETY: the claim's value is written and ours; moved out once, and `claim` is gone
+        // so `drop` will not drop it again.
+        let value = unsafe { claim.value_ptr().read() };
+        self.rx.chan.finish(claim, self.shared);
+        value
+    }
+}
+
+impl<T> core::ops::Deref for RecvGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        let claim = self
+            .claim
+            .as_ref()
+            .expect("a guard holds its claim until dropped");
+        // SAFETY: the value is written (the claim saw its stamp) and stays in place, unaliased,
+        // until the guard releases it.
+        unsafe { &*claim.value_ptr() }
+    }
+}
+
+impl<T> core::ops::DerefMut for RecvGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        let claim = self
+            .claim
+            .as_ref()
+            .expect("a guard holds its claim until dropped");
+        // SAFETY: as in `deref`; `&mut self` makes the borrow unique.
+        unsafe { &mut *claim.value_ptr() }
+    }
+}
+
+impl<T> Drop for RecvGuard<'_, T> {
+    fn drop(&mut self) {
+        if let Some(claim) = self.claim.take() {
+            // SAFETY: the value is written and ours; dropped exactly once, here.
+            unsafe { core::ptr::drop_in_place(claim.value_ptr()) };
+            self.rx.chan.finish(claim, self.shared);
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for RecvGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// A blocking iterator over a [`Receiver`]'s elements.
+pub struct Iter<'a, T> {
+    rx: &'a Receiver<T>,
+}
+
+impl<T> Iterator for Iter<'_, T> {
+    type Item = T;
+    fn next(&mut self) -> Option<T> {
+        self.rx.recv().ok()
+    }
+}
+
+/// A non-blocking iterator over the elements a [`Receiver`] has now.
+pub struct TryIter<'a, T> {
+    rx: &'a Receiver<T>,
+}
+
+impl<T> Iterator for TryIter<'_, T> {
+    type Item = T;
+    fn next(&mut self) -> Option<T> {
+        self.rx.try_recv().ok()
+    }
+}
+
+/// A blocking iterator that owns its [`Receiver`].
+pub struct IntoIter<T> {
+    rx: Receiver<T>,
+}
+
+impl<T> Iterator for IntoIter<T> {
+    type Item = T;
+    fn next(&mut self) -> Option<T> {
+        self.rx.recv().ok()
+    }
+}
+
+impl<T> IntoIterator for Receiver<T> {
+    type Item = T;
+    type IntoIter = IntoIter<T>;
+    fn into_iter(self) -> IntoIter<T> {
+        IntoIter { rx: self }
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Receiver<T> {
+    type Item = T;
+    type IntoIter = Iter<'a, T>;
+    fn into_iter(self) -> Iter<'a, T> {
+        self.iter()
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Sender { .. }")
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Receiver { .. }")
+    }
+}
+
+impl<T> ProgressGuarantee for Sender<T> {
+    /// Blocking: a producer stopped while installing a segment holds up the other producers.
+    const PROGRESS: Progress = Progress::Blocking;
+}
+
+impl<T> ProgressGuarantee for Receiver<T> {
+    /// Blocking: a consumer stopped while moving the head holds up the other consumers.
+    const PROGRESS: Progress = Progress::Blocking;
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::queue::FREE_CAP;
+    use crate::{bounded, spsc, unbounded};
+    use std::sync::Arc as StdArc;
+    use std::sync::atomic::AtomicUsize as StdAtomicUsize;
+    use std::thread;
+
+    /// Elements per test, scaled down under Miri.
+    const N: usize = if cfg!(miri) { 200 } else { 20_000 };
+
+    /// Counts its drops.
+    #[derive(Debug)]
+    struct Tracked(StdArc<StdAtomicUsize>, #[allow(dead_code)] usize);
+    impl Drop for Tracked {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn assert_send<T: Send>() {}
+
+    #[test]
+    fn handles_are_send() {
+        assert_send::<Sender<u8>>();
+        assert_send::<Receiver<String>>();
+        assert_send::<spsc::Sender<u8>>();
+    }
+
+    #[test]
+    fn fifo_across_segments() {
+        let (tx, rx) = unbounded();
+        for i in 0..N {
+            tx.send(i).unwrap();
+        }
+        assert_eq!(rx.len(), N);
+        assert_eq!(tx.len(), N);
+        for i in 0..N {
+            assert_eq!(rx.try_recv(), Ok(i));
+        }
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+        assert!(rx.is_empty());
+        assert_eq!(rx.capacity(), None);
+    }
+
+    #[test]
+    fn interleaved_send_and_receive() {
+        let (tx, rx) = unbounded();
+        let mut next = 0;
+        for i in 0..N {
+            tx.send(i).unwrap();
+            if i % 3 == 0 {
+                assert_eq!(rx.recv(), Ok(next));
+                next += 1;
+            }
+        }
+        drop(tx);
+        let rest: Vec<usize> = rx.iter().collect();
+        assert_eq!(rest, (next..N).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn bounded_is_bounded() {
+        let (tx, rx) = bounded(3);
+        assert_eq!(tx.capacity(), Some(3));
+        for i in 0..3 {
+            tx.try_send(i).unwrap();
+        }
+        assert!(tx.is_full());
+        assert_eq!(tx.try_send(9), Err(TrySendError::Full(9)));
+        assert_eq!(rx.recv(), Ok(0));
+        tx.try_send(3).unwrap();
+        assert_eq!(rx.try_iter().collect::<Vec<_>>(), vec![1, 2, 3]);
+        // Shared producers respect the bound too.
+        let tx2 = tx.clone();
+        for i in 0..3 {
+            tx2.try_send(i).unwrap();
+        }
+        assert!(tx.try_send(7).unwrap_err().is_full());
+        assert_eq!(rx.len(), 3);
+    }
+
+    #[test]
+    fn bounded_threads_block_and_deliver_all() {
+        for cap in [1, 2, 7, 300] {
+            let (tx, rx) = bounded(cap);
+            let h = thread::spawn(move || {
+                for i in 0..N {
+                    tx.send(i).unwrap();
+                }
+            });
+            for i in 0..N {
+                assert_eq!(rx.recv(), Ok(i));
+            }
+            h.join().unwrap();
+            assert_eq!(rx.recv(), Err(RecvError));
+        }
+    }
+
+    #[test]
+    fn disconnection_of_senders_drains_then_fails() {
+        let (tx, rx) = unbounded();
+        let tx2 = tx.clone();
+        tx.send(1).unwrap();
+        drop(tx);
+        tx2.send(2).unwrap();
+        drop(tx2);
+        assert_eq!(rx.recv(), Ok(1));
+        assert_eq!(rx.try_recv(), Ok(2));
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+        assert_eq!(rx.recv(), Err(RecvError));
+        assert_eq!(
+            rx.recv_timeout(Duration::from_millis(1)),
+            Err(RecvTimeoutError::Disconnected)
+        );
+    }
+
+    #[test]
+    fn disconnection_of_receivers_hands_values_back() {
+        let (tx, rx) = bounded::<String>(1);
+        let rx2 = rx.clone();
+        drop(rx);
+        tx.send("a".into()).unwrap();
+        drop(rx2);
+        assert_eq!(tx.send("b".into()), Err(SendError("b".to_string())));
+        assert_eq!(
+            tx.try_send("c".into()),
+            Err(TrySendError::Disconnected("c".to_string()))
+        );
+        assert_eq!(
+            tx.send_timeout("d".into(), Duration::from_millis(1)),
+            Err(SendTimeoutError::Disconnected("d".to_string()))
+        );
+    }
+
+    #[test]
+    fn blocked_receiver_wakes_on_disconnect() {
+        for wait in [Wait::Park, Wait::Spin, Wait::default()] {
+            let (tx, rx) = Builder::new().wait(wait).unbounded::<u8>();
+            let h = thread::spawn(move || rx.recv());
+            thread::sleep(Duration::from_millis(5));
+            drop(tx);
+            assert_eq!(h.join().unwrap(), Err(RecvError));
+        }
+    }
+
+    #[test]
+    fn blocked_sender_wakes_on_disconnect() {
+        let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<u8>(1);
+        tx.send(0).unwrap();
+        let h = thread::spawn(move || tx.send(1));
+        thread::sleep(Duration::from_millis(5));
+        drop(rx);
+        assert_eq!(h.join().unwrap(), Err(SendError(1)));
+    }
+
+    #[test]
+    fn every_element_dropped_exactly_once() {
+        let drops = StdArc::new(StdAtomicUsize::new(0));
+        {
+            let (tx, rx) = unbounded();
+            for i in 0..N {
+                tx.send(Tracked(drops.clone(), i)).unwrap();
+            }
+            for _ in 0..N / 3 {
+                drop(rx.recv().unwrap());
+            }
+            let rx2 = rx.clone();
+            for _ in 0..N / 3 {
+                drop(rx2.recv().unwrap());
+            }
+            assert_eq!(drops.load(Ordering::SeqCst), 2 * (N / 3));
+            // The rest are dropped with the channel.
+        }
+        assert_eq!(drops.load(Ordering::SeqCst), N);
+        // Values handed back on a failed send are the caller's, not dropped by the channel.
+        let (tx, rx) = unbounded();
+        drop(rx);
+        let back = tx.send(Tracked(drops.clone(), 0)).unwrap_err().into_inner();
+        assert_eq!(drops.load(Ordering::SeqCst), N);
+        drop(back);
+        assert_eq!(drops.load(Ordering::SeqCst), N + 1);
+    }
+
+    #[test]
+    fn timeouts() {
+        let (tx, rx) = bounded::<u32>(1);
+        assert_eq!(
+            rx.recv_timeout(Duration::from_millis(2)),
+            Err(RecvTimeoutError::Timeout)
+        );
+        assert_eq!(
+            rx.recv_deadline(Instant::now()),
+            Err(RecvTimeoutError::Timeout)
+        );
+        tx.send(1).unwrap();
+        assert_eq!(
+            tx.send_timeout(2, Duration::from_millis(2)),
+            Err(SendTimeoutError::Timeout(2))
+        );
+        assert_eq!(rx.recv_timeout(Duration::from_secs(5)), Ok(1));
+        assert_eq!(tx.send_timeout(3, Duration::from_secs(5)), Ok(()));
+        for wait in [Wait::Spin, Wait::Park] {
+            let (_tx, rx) = Builder::new().wait(wait).unbounded::<u32>();
+            assert!(
+                rx.recv_timeout(Duration::from_millis(2))
+                    .unwrap_err()
+                    .is_timeout()
+            );
+        }
+    }
+
+    #[test]
+    fn rendezvous() {
+        let (tx, rx) = bounded::<usize>(0);
+        assert_eq!(tx.capacity(), Some(0));
+        assert_eq!(tx.try_send(1), Err(TrySendError::Full(1)));
+        let n = N / 10;
+        let h = thread::spawn(move || {
+            for i in 0..n {
+                tx.send(i).unwrap();
+                // `send` returned: the element was taken, so at most nothing is buffered.
+                assert!(tx.len() <= 1);
+            }
+        });
+        for i in 0..n {
+            assert_eq!(rx.recv(), Ok(i));
+        }
+        h.join().unwrap();
+        assert_eq!(rx.recv(), Err(RecvError));
+    }
+
+    #[test]
+    fn rendezvous_try_send_meets_a_blocked_receiver() {
+        let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<u32>(0);
+        let h = thread::spawn(move || rx.recv());
+        let mut v = 7;
+        loop {
+            match tx.try_send(v) {
+                Ok(()) => break,
+                Err(TrySendError::Full(back)) => {
+                    v = back;
+                    thread::yield_now();
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert_eq!(h.join().unwrap(), Ok(7));
+    }
+
+    #[test]
+    fn wait_strategies_deliver_everything() {
+        for wait in [
+            Wait::Spin,
+            Wait::Park,
+            Wait::SpinThenPark { spins: 3 },
+            Wait::default(),
+        ] {
+            let (tx, rx) = Builder::new().wait(wait).unbounded();
+            let h = thread::spawn(move || {
+                for i in 0..N {
+                    tx.send(i).unwrap();
+                }
+            });
+            let mut sum = 0;
+            for v in rx {
+                sum += v;
+            }
+            h.join().unwrap();
+            assert_eq!(sum, N * (N - 1) / 2);
+        }
+    }
+
+    #[test]
+    fn switching_disciplines_keeps_order() {
+        let (tx, rx) = unbounded();
+        let mut expect = 0;
+        let mut next = 0;
+        for round in 0..N / 100 {
+            let tx2 = tx.clone();
+            let rx2 = rx.clone();
+            for _ in 0..50 {
+                if round % 2 == 0 {
+                    tx2.send(next).unwrap();
+                } else {
+                    tx.send(next).unwrap();
+                }
+                next += 1;
+            }
+            for _ in 0..25 {
+                assert_eq!(rx2.recv(), Ok(expect));
+                expect += 1;
+            }
+            drop(tx2);
+            drop(rx2);
+            for _ in 0..50 {
+                tx.send(next).unwrap();
+                next += 1;
+            }
+            for _ in 0..75 {
+                assert_eq!(rx.recv(), Ok(expect));
+                expect += 1;
+            }
+        }
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+    }
+
+    #[test]
+    fn batches() {
+        let (tx, rx) = bounded(5);
+        let h = thread::spawn(move || tx.send_iter(0..N).unwrap());
+        let mut buf = Vec::new();
+        while buf.len() < N {
+            let got = rx.recv_many(&mut buf, 64).unwrap();
+            assert!((1..=64).contains(&got));
+        }
+        assert_eq!(h.join().unwrap(), N);
+        assert_eq!(buf, (0..N).collect::<Vec<_>>());
+        assert_eq!(rx.recv_many(&mut buf, 0), Ok(0));
+        assert_eq!(rx.recv_many(&mut buf, 4), Err(RecvError));
+        let (tx, rx) = unbounded();
+        assert_eq!(tx.send_batch(vec![1, 2, 3]), Ok(3));
+        let mut buf = Vec::new();
+        assert_eq!(rx.try_recv_many(&mut buf, 2), 2);
+        assert_eq!(buf, vec![1, 2]);
+        drop(rx);
+        assert_eq!(tx.send_iter([4, 5]), Err(SendError(4)));
+    }
+
+    #[test]
+    fn borrowing_receive() {
+        let drops = StdArc::new(StdAtomicUsize::new(0));
+        let (tx, mut rx) = unbounded();
+        for i in 0..N {
+            tx.send((i, Tracked(drops.clone(), i))).unwrap();
+        }
+        for i in 0..N / 2 {
+            let g = rx.recv_ref().unwrap();
+            assert_eq!(g.0, i);
+        }
+        assert_eq!(drops.load(Ordering::SeqCst), N / 2);
+        // Shared receivers lend in place too.
+        let rx2 = rx.clone();
+        let mut i = N / 2;
+        while i < N - 1 {
+            {
+                let mut g = rx.try_recv_ref().unwrap();
+                assert_eq!(g.0, i);
+                g.0 = usize::MAX;
+            }
+            let (j, t) = rx2.recv().unwrap();
+            assert_eq!(j, i + 1);
+            drop(t);
+            i += 2;
+        }
+        drop(rx2);
+        while let Ok(g) = rx.try_recv_ref() {
+            let (j, t) = g.take();
+            assert_eq!(j, i);
+            drop(t);
+            i += 1;
+        }
+        assert_eq!(i, N);
+        assert_eq!(drops.load(Ordering::SeqCst), N);
+        drop(tx);
+        assert_eq!(rx.try_recv_ref().unwrap_err(), TryRecvError::Disconnected);
+        assert!(rx.recv_ref().is_err());
+    }
+
+    #[test]
+    fn memory_goes_back_after_a_burst() {
+        let burst = if cfg!(miri) { 2_000 } else { 1_000_000 };
+        let (tx, rx) = unbounded::<u64>();
+        let idle = rx.allocated_segments();
+        for i in 0..burst as u64 {
+            tx.send(i).unwrap();
+        }
+        let peak = rx.allocated_segments();
+        assert!(peak >= burst / crate::queue::SEG);
+        let mut sum = 0;
+        for _ in 0..burst {
+            sum += rx.recv().unwrap();
+        }
+        assert_eq!(sum, (burst as u64) * (burst as u64 - 1) / 2);
+        let after = rx.allocated_segments();
+        assert!(
+            after <= idle + FREE_CAP + 1,
+            "{after} segments held after the burst"
+        );
+        // Shared receivers give memory back too (through the retired list).
+        let rx2 = rx.clone();
+        for i in 0..burst as u64 {
+            tx.send(i).unwrap();
+        }
+        for i in 0..burst {
+            let r = if i % 2 == 0 { &rx } else { &rx2 };
+            r.recv().unwrap();
+        }
+        assert!(rx.allocated_segments() <= idle + FREE_CAP + 2);
+        drop(rx2);
+        tx.send(0).unwrap();
+        rx.recv().unwrap();
+        assert!(rx.allocated_segments() <= idle + FREE_CAP + 2);
+    }
+
+    #[test]
+    fn iterators() {
+        let (tx, rx) = unbounded();
+        tx.send_iter(0..10).unwrap();
+        assert_eq!(rx.try_iter().take(3).collect::<Vec<_>>(), vec![0, 1, 2]);
+        drop(tx);
+        let v: Vec<i32> = (&rx).into_iter().collect();
+        assert_eq!(v, (3..10).collect::<Vec<_>>());
+        assert_eq!(rx.into_iter().next(), None);
+    }
+
+    #[test]
+    fn counts_and_identity() {
+        let (tx, rx) = unbounded::<()>();
+        let tx2 = tx.clone();
+        assert!(tx.same_channel(&tx2));
+        assert_eq!(tx.sender_count(), 2);
+        let rx2 = rx.clone();
+        assert!(rx.same_channel(&rx2));
+        assert_eq!(rx2.receiver_count(), 2);
+        drop(tx2);
+        assert_eq!(tx.sender_count(), 1);
+        let (other, _r) = unbounded::<()>();
+        assert!(!tx.same_channel(&other));
+    }
+
+    #[test]
+    fn progress_constants() {
+        use crate::progress::{Progress, ProgressGuarantee, require_lock_free};
+        assert_eq!(
+            <Sender<u8> as ProgressGuarantee>::PROGRESS,
+            Progress::Blocking
+        );
+        assert!(<spsc::Receiver<u8> as ProgressGuarantee>::PROGRESS.is_lock_free());
+        require_lock_free::<spsc::Sender<u8>>();
+    }
+
+    #[test]
+    fn spsc_handles_work() {
+        let (tx, mut rx) = spsc::channel();
+        let h = thread::spawn(move || {
+            for i in 0..N {
+                tx.send(i).unwrap();
+            }
+        });
+        for i in 0..N {
+            assert_eq!(*rx.recv_ref().unwrap(), i);
+        }
+        h.join().unwrap();
+        assert_eq!(rx.recv(), Err(RecvError));
+        let (tx, rx) = spsc::bounded(2);
+        tx.try_send(1).unwrap();
+        tx.try_send(2).unwrap();
+        assert!(tx.try_send(3).unwrap_err().is_full());
+        assert_eq!(rx.try_iter().collect::<Vec<_>>(), vec![1, 2]);
+    }
+}

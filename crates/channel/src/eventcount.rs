@@ -1,0 +1,99 @@
+//! An eventcount: lets a thread sleep until a condition may have changed, while the thread
+//! that changes it pays only a fence and a load when nobody sleeps.
+//!
+//! **Algorithm.** The eventcount of WTC's `runtime/waiter.hpp` (after Vyukov's), over a mutex
+//! and a condition variable. A waiter announces itself (`waiters += 1`), reads the epoch,
+//! re-checks its condition, and sleeps only while the epoch is unchanged. A notifier publishes
+//! its change, issues a `SeqCst` fence, and only if `waiters > 0` bumps the epoch (under the
+//! mutex) and wakes everyone. The announcement and the notifier's fence are a Dekker pair: either
+//! the notifier sees the waiter, or the waiter's re-check sees the change. No lost wake-ups;
+//! spurious ones are possible and callers loop.
+//!
+//! **Guarantees.** Blocking by nature. Three words, a mutex and a condition variable per
+//! eventcount; nothing per thread.
+
+use crate::sync::{AtomicUsize, Condvar, Mutex, Ordering, fence};
+use std::time::Instant;
+
+/// See the module documentation.
+pub(crate) struct EventCount {
+    waiters: AtomicUsize,
+    epoch: AtomicUsize,
+    lock: Mutex<()>,
+    cv: Condvar,
+}
+
+/// The epoch a waiter saw when it announced itself.
+#[derive(Clone, Copy)]
+pub(crate) struct Key(usize);
+
+impl EventCount {
+    /// An eventcount with no waiters.
+    pub(crate) fn new() -> Self {
+        Self {
+            waiters: AtomicUsize::new(0),
+            epoch: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            cv: Condvar::new(),
+        }
+    }
+
+    /// Announces a waiter. Re-check the condition afterwards, then [`EventCount::wait`] or
+    /// [`EventCount::cancel`].
+    pub(crate) fn prepare(&self) -> Key {
+        self.waiters.fetch_add(1, Ordering::SeqCst);
+        // The waiter's half of the Dekker pair: the announcement before the re-check.
+        fence(Ordering::SeqCst);
+        Key(self.epoch.load(Ordering::SeqCst))
+    }
+
+    /// Withdraws an announcement without sleeping.
+    pub(crate) fn cancel(&self) {
+        self.waiters.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Sleeps until notified after `key` was taken, or until `deadline`; withdraws the
+    /// announcement. Returns `false` if the deadline passed.
+    pub(crate) fn wait(&self, key: Key, deadline: Option<Instant>) -> bool {
+        let mut timed_out = false;
+        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while self.epoch.load(Ordering::SeqCst) == key.0 {
+            match deadline {
+                None => guard = self.cv.wait(guard).unwrap_or_else(|e| e.into_inner()),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        timed_out = true;
+                        break;
+                    }
+                    guard = self
+                        .cv
+                        .wait_timeout(guard, d - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+            }
+        }
+        drop(guard);
+        self.waiters.fetch_sub(1, Ordering::SeqCst);
+        !timed_out
+    }
+
+    /// Wakes every sleeper if there is one. Call after publishing the change.
+    #[inline]
+    pub(crate) fn notify(&self) {
+        // The notifier's half of the Dekker pair: the change before the check for waiters.
+        fence(Ordering::SeqCst);
+        if self.waiters.load(Ordering::Relaxed) > 0 {
+            self.notify_all();
+        }
+    }
+
+    /// Wakes every sleeper unconditionally (disconnection).
+    pub(crate) fn notify_all(&self) {
+        let guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        drop(guard);
+        self.cv.notify_all();
+    }
+}

@@ -1,0 +1,584 @@
+//! The segmented queue under every channel, with a claiming discipline per side that follows
+//! how many handles that side has.
+//!
+//! **Algorithm.** An unbounded FIFO of linked array segments (WTC, `runtime/segment_queue.hpp`
+//! and its single-consumer and single-producer forms, §"Specialised implementations"; the index
+//! and installation protocol is crossbeam-channel's list flavor). Positions are global indices;
+//! the slot for index `i` is offset `i % SEG` of its segment, and offset `SEG - 1` is never a
+//! slot: an index resting there means "the next segment is being installed". Each slot carries a
+//! *stamp*: the producer writes the value, then stores `i + 1` with release; the consumer owns
+//! index `i` once it reads that stamp with acquire. Stamps of a recycled segment are older
+//! indices, so a recycled segment needs no reset.
+//!
+//! Each side claims indices in one of two ways, chosen per operation from that side's handle
+//! count (the caller decides; see `chan.rs`):
+//!
+//! * **Single**: the side's index and segment pointer are only ever touched by one thread, so a
+//!   claim is plain loads and stores (no read-modify-write). Producer: write, stamp, store tail.
+//!   Consumer: check stamp, read, store head.
+//! * **Shared**: a claim is a compare-and-swap on the side's index. A producer that claims the
+//!   last slot of a segment installs the next one (others wait for it); a consumer that claims
+//!   the last slot moves the head to the next segment.
+//!
+//! The two sides' protocols meet only at the stamps and the `next` links, so either side's
+//! discipline works with either of the other's.
+//!
+//! **Reclamation.** A single consumer recycles a segment as soon as it has read its last slot
+//! (and so has seen `next` set). Shared consumers may still be looking at a segment the head
+//! has left, so it is *retired* instead, and retired segments are recycled at a grace period: a
+//! moment when no shared consumer is inside an operation (a quiescent-state counter, `active`).
+//! A shared consumer enters (`active += 1`) before it loads the head segment and leaves after
+//! its last access to it; a segment retired before a moment at which `active == 0` can no longer
+//! be reached by anyone, because every later entrant loads the new head. All these accesses are
+//! `SeqCst`, so the argument runs on the single total order. The scheme was chosen over hazard
+//! pointers and epochs because it costs nothing to a single consumer and two uncontended RMWs to a
+//! shared one, and needs no per-thread registration. Producers never need protection: a
+//! producer dereferences a segment only after claiming an unwritten slot in it, and no
+//! consumer gets past an unwritten slot.
+//!
+//! **Memory.** Recycled segments go to a free list (release on push, acquire on take; a taker
+//! swaps the whole list out, which rules out ABA) capped at [`FREE_CAP`] segments: beyond the cap a
+//! segment is freed, so the memory of a burst goes back to the allocator once it is drained.
+//!
+//! **Guarantees.** FIFO (linearisable). The single/single path is wait-free apart from the
+//! allocator; a shared side is blocking in the strict sense (a claimant that stops while
+//! installing a segment holds up its side), as in crossbeam. Memory: `SEG - 1` slots of
+//! `8 + size_of::<T>()` bytes per segment, plus two cache-padded indices per side; no per-thread
+//! state.
+
+use crate::sync::{AtomicPtr, AtomicUsize, Backoff, Ordering, UnsafeCell};
+use core::mem::MaybeUninit;
+use core::ptr;
+use crossbeam_utils::CachePadded;
+
+/// Offsets per segment (one of them the "installing" sentinel). 256 beat 32 by about 2x in the
+/// prototype: each segment change costs one or two cache-line hand-overs.
+#[cfg(not(any(miri, loom)))]
+pub(crate) const SEG: usize = 256;
+/// Offsets per segment, small under Miri and loom so that segment changes are exercised.
+#[cfg(any(miri, loom))]
+pub(crate) const SEG: usize = 4;
+
+/// The offset of the last real slot of a segment.
+const LAST: usize = SEG - 2;
+
+/// Recycled segments kept for reuse; more are freed.
+pub(crate) const FREE_CAP: usize = 4;
+
+/// The number of elements before index `i`, counting over the sentinel offsets.
+#[inline]
+pub(crate) const fn ordinal(i: usize) -> usize {
+    (i / SEG) * (SEG - 1) + i % SEG
+}
+
+/// One slot: its stamp and its value.
+struct Slot<T> {
+    /// `i + 1` once the value for index `i` is written.
+    stamp: AtomicUsize,
+    value: UnsafeCell<MaybeUninit<T>>,
+}
+
+/// A segment of `SEG - 1` slots.
+pub(crate) struct Segment<T> {
+    /// The following segment, set by the producer before the last slot's stamp.
+    next: AtomicPtr<Segment<T>>,
+    /// The link in the free list or the retired list.
+    link: AtomicPtr<Segment<T>>,
+    slots: [Slot<T>; SEG - 1],
+}
+
+impl<T> Segment<T> {
+    /// Allocates a segment with every stamp 0 (no index `i` has stamp `i + 1 == 0`).
+    fn alloc() -> *mut Self {
+        #[cfg(not(loom))]
+        {
+            let layout = std::alloc::Layout::new::<Self>();
+            // SAFETY: the layout has a nonzero size (it holds two pointers).
+            let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut Self;
+            if p.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            // All-zero bytes are a valid `Segment`: null pointers, zero stamps, uninit values.
+            p
+        }
+        #[cfg(loom)]
+        {
+            Box::into_raw(Box::new(Segment {
+                next: AtomicPtr::new(ptr::null_mut()),
+                link: AtomicPtr::new(ptr::null_mut()),
+                slots: core::array::from_fn(|_| Slot {
+                    stamp: AtomicUsize::new(0),
+                    value: UnsafeCell::new(MaybeUninit::uninit()),
+                }),
+            }))
+        }
+    }
+
+    /// Frees a segment (its values must already be gone).
+    ///
+    /// # Safety
+    /// `seg` came from [`Segment::alloc`], is not freed yet, and nobody will touch it again.
+    unsafe fn free(seg: *mut Self) {
+        #[cfg(not(loom))]
+        // SAFETY: allocated by `alloc_zeroed` with this layout (the caller's contract); the
+        // fields need no drop (atomics and `MaybeUninit`).
+        unsafe {
+            std::alloc::dealloc(seg as *mut u8, std::alloc::Layout::new::<Self>())
+        };
+        #[cfg(loom)]
+        // SAFETY: allocated by `Box::into_raw` (the caller's contract).
+        drop(unsafe { Box::from_raw(seg) });
+    }
+}
+
+/// One side's position: an index and the segment it lies in.
+struct End<T> {
+    index: AtomicUsize,
+    seg: AtomicPtr<Segment<T>>,
+}
+
+/// Where a consumer has claimed an element: read it, then [`Queue::finish_single`] (single
+/// consumer) or [`Queue::leave`] (shared consumer).
+pub(crate) struct Claim<T> {
+    seg: *mut Segment<T>,
+    index: usize,
+}
+
+impl<T> Claim<T> {
+    /// The claimed value.
+    pub(crate) fn value_ptr(&self) -> *mut T {
+        // SAFETY: `seg` is live while the claim is held (the claimant keeps it from being
+        // recycled: it is the single consumer, or it is inside an operation as a shared one).
+        let slot = unsafe { &(*self.seg).slots[self.index % SEG] };
+        slot.value.with_mut(|p| p as *mut T)
+    }
+}
+
+/// The queue: both ends, the free list, and the shared consumers' reclamation state.
+pub(crate) struct Queue<T> {
+    head: CachePadded<End<T>>,
+    tail: CachePadded<End<T>>,
+    /// Shared consumers inside an operation.
+    active: CachePadded<AtomicUsize>,
+    /// Segments the head has left while consumers were shared.
+    retired: AtomicPtr<Segment<T>>,
+    /// Recycled segments, at most [`FREE_CAP`] (counted in `free_len`, which never undercounts).
+    free: CachePadded<AtomicPtr<Segment<T>>>,
+    free_len: AtomicUsize,
+    /// Segments allocated and not yet freed (a diagnostic: the memory the queue holds).
+    live: AtomicUsize,
+}
+
+// SAFETY: the queue hands values of `T` from one thread to another (hence `T: Send`), and all
+// shared state is atomics or slots whose ownership passes through the stamp protocol.
+unsafe impl<T: Send> Send for Queue<T> {}
+// SAFETY: as above; `&Queue` only allows the operations whose contracts keep access exclusive.
+unsafe impl<T: Send> Sync for Queue<T> {}
+
+impl<T> Queue<T> {
+    /// An empty queue with one segment.
+    pub(crate) fn new() -> Self {
+        let seg = Segment::alloc();
+        Self {
+            head: CachePadded::new(End {
+                index: AtomicUsize::new(0),
+                seg: AtomicPtr::new(seg),
+            }),
+            tail: CachePadded::new(End {
+                index: AtomicUsize::new(0),
+                seg: AtomicPtr::new(seg),
+            }),
+            active: CachePadded::new(AtomicUsize::new(0)),
+            retired: AtomicPtr::new(ptr::null_mut()),
+            free: CachePadded::new(AtomicPtr::new(ptr::null_mut())),
+            free_len: AtomicUsize::new(0),
+            live: AtomicUsize::new(1),
+        }
+    }
+
+    /// Segments currently allocated by this queue.
+    pub(crate) fn live_segments(&self) -> usize {
+        self.live.load(Ordering::Relaxed)
+    }
+
+    /// The number of elements in the queue (a snapshot: exact when nobody is operating).
+    pub(crate) fn len(&self) -> usize {
+        // Head first: the head never passes the tail, so a later tail only over-counts.
+        let h = self.head.index.load(Ordering::Acquire);
+        let t = self.tail.index.load(Ordering::Acquire);
+        ordinal(t).saturating_sub(ordinal(h))
+    }
+
+    /// The head's index now, for rendezvous senders waiting until their element is taken.
+    pub(crate) fn head_index(&self) -> usize {
+        // Acquire: pairs with the consumer's release store after it moved the value out.
+        self.head.index.load(Ordering::Acquire)
+    }
+
+    /// A segment from the free list, or a new one; its `next` is null.
+    fn take_segment(&self) -> *mut Segment<T> {
+        let mut seg = ptr::null_mut();
+        if !self.free.load(Ordering::Relaxed).is_null() {
+            // Acquire: pairs with the release of the pushes, so the segments' links and the
+            // consumer's last reads of them happen before our reuse.
+            seg = self.free.swap(ptr::null_mut(), Ordering::Acquire);
+        }
+        if seg.is_null() {
+            self.live.fetch_add(1, Ordering::Relaxed);
+            return Segment::alloc();
+        }
+        self.free_len.fetch_sub(1, Ordering::Relaxed);
+        // SAFETY: `seg` came off the free list, so this thread owns it now.
+        let rest = unsafe { (*seg).link.load(Ordering::Relaxed) };
+        if !rest.is_null() {
+            // SAFETY: the rest of the list was swapped out with `seg`, so this thread owns it.
+            unsafe { self.push_chain(&self.free, rest) };
+        }
+        // SAFETY: owned, as above. Relaxed: the segment is published by a release store of
+        // the link that makes it reachable.
+        unsafe { (*seg).next.store(ptr::null_mut(), Ordering::Relaxed) };
+        seg
+    }
+
+    /// Pushes the chain starting at `first` (linked through `link`) onto `list`.
+    ///
+    /// # Safety
+    /// The calling thread owns every segment of the chain.
+    unsafe fn push_chain(&self, list: &AtomicPtr<Segment<T>>, first: *mut Segment<T>) {
+        let mut last = first;
+        loop {
+            // SAFETY: owned chain (the caller's contract).
+            let next = unsafe { (*last).link.load(Ordering::Relaxed) };
+            if next.is_null() {
+                break;
+            }
+            last = next;
+        }
+        let mut top = list.load(Ordering::Relaxed);
+        loop {
+            // SAFETY: owned chain.
+            unsafe { (*last).link.store(top, Ordering::Relaxed) };
+            // Release: publishes the chain's links and our last accesses to its segments to
+            // the next taker. A push is immune to ABA: whatever `top` is, it is the list below.
+            match list.compare_exchange_weak(top, first, Ordering::SeqCst, Ordering::Relaxed) {
+                Ok(_) => return,
+                Err(now) => top = now,
+            }
+        }
+    }
+
+    /// Gives a segment nobody references back: to the free list, or to the allocator when the
+    /// list is full.
+    ///
+    /// # Safety
+    /// No thread references `seg` any more, and its values have been moved out or dropped.
+    unsafe fn recycle(&self, seg: *mut Segment<T>) {
+        if self.free_len.fetch_add(1, Ordering::Relaxed) >= FREE_CAP {
+            self.free_len.fetch_sub(1, Ordering::Relaxed);
+            self.live.fetch_sub(1, Ordering::Relaxed);
+            // SAFETY: unreferenced (the caller's contract).
+            unsafe { Segment::free(seg) };
+            return;
+        }
+        // SAFETY: unreferenced, so ours; a one-element chain.
+        unsafe {
+            (*seg).link.store(ptr::null_mut(), Ordering::Relaxed);
+            self.push_chain(&self.free, seg);
+        }
+    }
+
+    /// Recycles every segment of a chain linked through `link`.
+    ///
+    /// # Safety
+    /// As [`Queue::recycle`], for every segment of the chain.
+    unsafe fn recycle_chain(&self, mut seg: *mut Segment<T>) {
+        while !seg.is_null() {
+            // SAFETY: owned chain (the caller's contract); read the link before recycling.
+            let next = unsafe { (*seg).link.load(Ordering::Relaxed) };
+            // SAFETY: the caller's contract.
+            unsafe { self.recycle(seg) };
+            seg = next;
+        }
+    }
+
+    /// Writes `value` at index `t` of `seg` and publishes it.
+    ///
+    /// # Safety
+    /// This thread has claimed index `t`, whose slot lies in `seg`.
+    #[inline(always)]
+    unsafe fn write(seg: *mut Segment<T>, t: usize, value: T) {
+        // SAFETY: the claim makes this slot ours until its stamp is stored; `seg` cannot be
+        // recycled before the slot is read, which needs the stamp.
+        let slot = unsafe { &(*seg).slots[t % SEG] };
+        // SAFETY: exclusive access to the slot's value (claimed, not yet published).
+        slot.value.with_mut(|p| unsafe { (*p).write(value) });
+        // Release: the value (and, for the last slot, the `next` link) before the stamp.
+        slot.stamp.store(t + 1, Ordering::Release);
+    }
+
+    /// Whether a producer at `t` would exceed `cap` elements. Reads the head.
+    #[inline(always)]
+    fn full_at(&self, t: usize, cap: usize) -> bool {
+        let h = self.head.index.load(Ordering::Acquire);
+        ordinal(t).saturating_sub(ordinal(h)) >= cap
+    }
+
+    /// Single-producer push: plain loads, one release store of the stamp, one store of the
+    /// tail. Returns the index used, or hands `value` back when the queue holds `cap`.
+    ///
+    /// # Safety
+    /// The calling thread is the only one pushing, and every earlier push happened before this
+    /// call (the handle count's acquire/release provides that on a change of discipline).
+    #[inline]
+    pub(crate) unsafe fn push_single(&self, value: T, cap: Option<usize>) -> Result<usize, T> {
+        // Relaxed: only this thread writes the tail now, and earlier writers happened before.
+        let t = self.tail.index.load(Ordering::Relaxed);
+        if let Some(cap) = cap
+            && self.full_at(t, cap)
+        {
+            return Err(value);
+        }
+        let seg = self.tail.seg.load(Ordering::Relaxed);
+        if t % SEG == LAST {
+            let next = self.take_segment();
+            // SAFETY: `seg` is the tail segment, live until its last slot is read. Release:
+            // `next`'s null link and contents before it becomes reachable.
+            unsafe { (*seg).next.store(next, Ordering::Release) };
+            // SAFETY: single producer: index `t` is ours.
+            unsafe { Self::write(seg, t, value) };
+            // Relaxed: the tail is read by other producers only after a change of discipline,
+            // which synchronises through the handle count, and by `len`, which is a snapshot.
+            self.tail.seg.store(next, Ordering::Relaxed);
+            self.tail.index.store(t + 2, Ordering::Release);
+        } else {
+            // SAFETY: single producer: index `t` is ours.
+            unsafe { Self::write(seg, t, value) };
+            self.tail.index.store(t + 1, Ordering::Release);
+        }
+        Ok(t)
+    }
+
+    /// Shared-producer push: claims an index with a compare-and-swap. Returns the index used,
+    /// or hands `value` back when the queue holds `cap`.
+    pub(crate) fn push_shared(&self, value: T, cap: Option<usize>) -> Result<usize, T> {
+        let backoff = Backoff::new();
+        let mut spare: *mut Segment<T> = ptr::null_mut();
+        loop {
+            // Acquire: pairs with the installer's release store, so `seg` below is at least
+            // the segment of `t` and its initialisation is visible.
+            let t = self.tail.index.load(Ordering::Acquire);
+            if t % SEG == SEG - 1 {
+                // Another producer is installing the next segment.
+                backoff.snooze();
+                continue;
+            }
+            if let Some(cap) = cap
+                && self.full_at(t, cap)
+            {
+                if self.tail.index.load(Ordering::Acquire) != t {
+                    continue; // `t` was stale: the check proved nothing.
+                }
+                if !spare.is_null() {
+                    // SAFETY: never published, so unreferenced.
+                    unsafe { self.recycle(spare) };
+                }
+                return Err(value);
+            }
+            if t % SEG == LAST && spare.is_null() {
+                spare = self.take_segment();
+            }
+            let seg = self.tail.seg.load(Ordering::Acquire);
+            // Success proves the tail was `t` from our load until now, so no installation
+            // happened in between and `seg` is the segment of `t`.
+            if self
+                .tail
+                .index
+                .compare_exchange_weak(t, t + 1, Ordering::SeqCst, Ordering::Relaxed)
+                .is_err()
+            {
+                backoff.spin();
+                continue;
+            }
+            if t % SEG == LAST {
+                // SAFETY: we claimed an unwritten slot of `seg`, so it is live.
+                unsafe { (*seg).next.store(spare, Ordering::Release) };
+                // Release: the segment pointer before the index that lets producers use it.
+                self.tail.seg.store(spare, Ordering::Release);
+                self.tail.index.store(t + 2, Ordering::Release);
+                spare = ptr::null_mut();
+            }
+            // SAFETY: index `t` is ours, in `seg`.
+            unsafe { Self::write(seg, t, value) };
+            if !spare.is_null() {
+                // SAFETY: never published, so unreferenced.
+                unsafe { self.recycle(spare) };
+            }
+            return Ok(t);
+        }
+    }
+
+    /// Single-consumer claim: the element at the head, if its stamp says it is written.
+    ///
+    /// # Safety
+    /// The calling thread is the only consumer, and every earlier consumer operation happened
+    /// before this call.
+    #[inline]
+    pub(crate) unsafe fn claim_single(&self) -> Option<Claim<T>> {
+        // Relaxed: only this thread writes the head now (see the contract).
+        let h = self.head.index.load(Ordering::Relaxed);
+        let seg = self.head.seg.load(Ordering::Relaxed);
+        // SAFETY: the head segment is live: only this thread recycles segments now.
+        let slot = unsafe { &(*seg).slots[h % SEG] };
+        // Acquire: pairs with the producer's release, so the value is visible.
+        if slot.stamp.load(Ordering::Acquire) == h + 1 {
+            Some(Claim { seg, index: h })
+        } else {
+            None
+        }
+    }
+
+    /// Completes a single consumer's claim whose value has been moved out or dropped.
+    ///
+    /// # Safety
+    /// `claim` came from [`Queue::claim_single`] under the same contract, and its value is gone.
+    #[inline]
+    pub(crate) unsafe fn finish_single(&self, claim: Claim<T>) {
+        let h = claim.index;
+        if h % SEG == LAST {
+            // SAFETY: the segment is live (we have not recycled it yet). Acquire: the producer
+            // stored `next` before the stamp we acquired; this pairs with its release.
+            let next = unsafe { (*claim.seg).next.load(Ordering::Acquire) };
+            debug_assert!(!next.is_null());
+            self.head.seg.store(next, Ordering::Relaxed);
+            // Release: our reads of the slot before anyone who sees the head move on.
+            self.head.index.store(h + 2, Ordering::Release);
+            // SAFETY: every slot of the segment is read and `next` was seen set, so no producer
+            // or consumer references it any more.
+            unsafe { self.recycle(claim.seg) };
+            // Segments retired while consumers were shared: none of them is in use now.
+            if !self.retired.load(Ordering::Relaxed).is_null() {
+                let list = self.retired.swap(ptr::null_mut(), Ordering::Acquire);
+                // SAFETY: we are the only consumer and every former one has finished.
+                unsafe { self.recycle_chain(list) };
+            }
+        } else {
+            self.head.index.store(h + 1, Ordering::Release);
+        }
+    }
+
+    /// Enters a shared consumer's operation (see the module's reclamation scheme).
+    #[inline]
+    pub(crate) fn enter(&self) {
+        self.active.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Leaves a shared consumer's operation; recycles retired segments at a grace period.
+    #[inline]
+    pub(crate) fn leave(&self) {
+        if self.active.fetch_sub(1, Ordering::SeqCst) == 1
+            && !self.retired.load(Ordering::SeqCst).is_null()
+        {
+            let list = self.retired.swap(ptr::null_mut(), Ordering::SeqCst);
+            if list.is_null() {
+                return;
+            }
+            if self.active.load(Ordering::SeqCst) == 0 {
+                // SAFETY: every segment of `list` was retired before this moment, at which no
+                // consumer was inside an operation; later entrants cannot reach them.
+                unsafe { self.recycle_chain(list) };
+            } else {
+                // SAFETY: we swapped the chain out, so it is ours to put back.
+                unsafe { self.push_chain(&self.retired, list) };
+            }
+        }
+    }
+
+    /// Shared-consumer claim, between [`Queue::enter`] and [`Queue::leave`].
+    pub(crate) fn claim_shared(&self) -> Option<Claim<T>> {
+        let backoff = Backoff::new();
+        loop {
+            let h = self.head.index.load(Ordering::SeqCst);
+            if h % SEG == SEG - 1 {
+                // Another consumer is moving the head to the next segment.
+                backoff.snooze();
+                continue;
+            }
+            let seg = self.head.seg.load(Ordering::SeqCst);
+            // SAFETY: `seg` was the head segment after we entered, so it is not recycled
+            // before we leave.
+            let slot = unsafe { &(*seg).slots[h % SEG] };
+            // Acquire: pairs with the producer's release, so the value is visible.
+            if slot.stamp.load(Ordering::Acquire) != h + 1 {
+                if self.head.index.load(Ordering::SeqCst) == h {
+                    return None; // `seg` was the segment of `h`, and `h` is not written.
+                }
+                continue;
+            }
+            if self
+                .head
+                .index
+                .compare_exchange_weak(h, h + 1, Ordering::SeqCst, Ordering::Relaxed)
+                .is_err()
+            {
+                backoff.spin();
+                continue;
+            }
+            if h % SEG == LAST {
+                // SAFETY: live, as above. Acquire: `next` was stored before the stamp.
+                let next = unsafe { (*seg).next.load(Ordering::Acquire) };
+                debug_assert!(!next.is_null());
+                self.head.seg.store(next, Ordering::SeqCst);
+                self.head.index.store(h + 2, Ordering::SeqCst);
+                // Retire `seg`: others may still be looking at it.
+                // SAFETY: the head has left `seg`; it is ours to put on the retired list.
+                unsafe {
+                    (*seg).link.store(ptr::null_mut(), Ordering::Relaxed);
+                    self.push_chain(&self.retired, seg);
+                }
+            }
+            return Some(Claim { seg, index: h });
+        }
+    }
+}
+
+impl<T> Drop for Queue<T> {
+    fn drop(&mut self) {
+        // Exclusive access: every handle is gone, and its operations happened before.
+        let mut h = self.head.index.load(Ordering::Relaxed);
+        let t = self.tail.index.load(Ordering::Relaxed);
+        let mut seg = self.head.seg.load(Ordering::Relaxed);
+        while h != t {
+            if h % SEG == SEG - 1 {
+                h += 1;
+                continue;
+            }
+            // SAFETY: segments from head to tail are live and linked; exclusive access.
+            let slot = unsafe { &(*seg).slots[h % SEG] };
+            if slot.stamp.load(Ordering::Relaxed) == h + 1 {
+                // SAFETY: written and never read: drop it exactly once, here.
+                slot.value
+                    .with_mut(|p| unsafe { ptr::drop_in_place((*p).as_mut_ptr()) });
+            }
+            if h % SEG == LAST {
+                // SAFETY: live, exclusive.
+                let next = unsafe { (*seg).next.load(Ordering::Relaxed) };
+                // SAFETY: no one references it; its values are dropped.
+                unsafe { Segment::free(seg) };
+                seg = next;
+            }
+            h += 1;
+        }
+        // SAFETY: the tail segment (now `seg`) holds no values left; nothing references it.
+        unsafe { Segment::free(seg) };
+        for list in [&self.free, &self.retired] {
+            let mut s = list.load(Ordering::Relaxed);
+            while !s.is_null() {
+                // SAFETY: listed segments are owned by the queue, exclusive access.
+                let next = unsafe { (*s).link.load(Ordering::Relaxed) };
+                // SAFETY: as above; their values were moved out before they were listed.
+                unsafe { Segment::free(s) };
+                s = next;
+            }
+        }
+    }
+}

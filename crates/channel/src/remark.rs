@@ -1,0 +1,70 @@
+//! Remarks: with `WELLTEMPERED_REMARKS=1` each channel reports on stderr where it was built,
+//! which implementation it runs, and every change of implementation with the site that caused
+//! it, in the style of WTC's `remark: wtc: queue @q1: spsc (producers: 1, consumers: 1)`.
+
+use core::panic::Location;
+use std::sync::OnceLock;
+
+/// Whether `WELLTEMPERED_REMARKS=1` is set (read once per process).
+pub(crate) fn enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os("WELLTEMPERED_REMARKS").is_some_and(|v| v == "1"))
+}
+
+/// The implementation a side count selects: `spsc`, `mpsc`, `spmc` or `mpmc`.
+pub(crate) fn topology(senders: usize, receivers: usize) -> &'static str {
+    match (senders > 1, receivers > 1) {
+        (false, false) => "spsc",
+        (true, false) => "mpsc",
+        (false, true) => "spmc",
+        (true, true) => "mpmc",
+    }
+}
+
+/// The line for a channel built at `site`, or changed at `cause`.
+pub(crate) fn line(
+    site: &Location<'_>,
+    kind: &str,
+    senders: usize,
+    receivers: usize,
+    cause: Option<(&str, &Location<'_>)>,
+) -> String {
+    let mut s = format!(
+        "remark: channel at {}:{}:{}: {} (senders: {senders}, receivers: {receivers})",
+        site.file(),
+        site.line(),
+        site.column(),
+        kind,
+    );
+    if let Some((what, at)) = cause {
+        s.push_str(&format!(
+            " after {what} at {}:{}:{}",
+            at.file(),
+            at.line(),
+            at.column()
+        ));
+    }
+    s
+}
+
+/// Prints a remark line on stderr.
+pub(crate) fn emit(line: &str) {
+    eprintln!("{line}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_like_the_issue() {
+        let here = Location::caller();
+        let l = line(here, "spsc", 1, 1, None);
+        assert!(l.starts_with("remark: channel at "));
+        assert!(l.ends_with(": spsc (senders: 1, receivers: 1)"));
+        let l = line(here, topology(2, 1), 2, 1, Some(("clone", here)));
+        assert!(l.contains("mpsc (senders: 2, receivers: 1) after clone at "));
+        assert_eq!(topology(1, 3), "spmc");
+        assert_eq!(topology(2, 2), "mpmc");
+    }
+}

@@ -1,0 +1,180 @@
+//! Single-producer single-consumer handles: the channel with its topology declared.
+//!
+//! **Algorithm.** The segmented queue of `queue.rs` with both sides in the single discipline for
+//! their whole life: plain loads and stores and one release store per element on each side
+//! (WTC's `runtime/spsc_ring.hpp` role: an unbounded ring of segments holding elements in raw
+//! storage, popped by moving or by borrowing). The handles are not `Clone`, so a second
+//! producer or consumer is a compile error, WTC's "declared topology" check for free:
+//!
+//! ```compile_fail
+//! let (tx, _rx) = welltempered_channel::spsc::channel::<u32>();
+//! let tx2 = tx.clone(); // error: `spsc::Sender` is not `Clone`
+//! ```
+//!
+//! ```compile_fail
+//! let (_tx, rx) = welltempered_channel::spsc::bounded::<u32>(4);
+//! let rx2 = rx.clone(); // error: `spsc::Receiver` is not `Clone`
+//! ```
+//!
+//! Nor are they `Sync` (a shared reference would be a second producer):
+//!
+//! ```compile_fail
+//! let (tx, _rx) = welltempered_channel::spsc::channel::<u32>();
+//! let tx = &tx;
+//! std::thread::scope(|s| { s.spawn(move || tx.send(1)); });
+//! ```
+//!
+//! **Guarantees.** FIFO; both sides lock-free for `try_send`/`try_recv` (wait-free except for
+//! the free list of segments, which the two sides share, and the allocator); the same memory
+//! as the general channel.
+
+use crate::chan;
+use crate::error::{
+    RecvError, RecvTimeoutError, SendError, SendTimeoutError, TryRecvError, TrySendError,
+};
+use crate::progress::{Progress, ProgressGuarantee};
+use crate::{Builder, RecvGuard, Wait};
+use std::time::{Duration, Instant};
+
+/// The sending half of an SPSC channel: not `Clone`, not `Sync`.
+#[derive(Debug)]
+pub struct Sender<T>(chan::Sender<T>);
+
+/// The receiving half of an SPSC channel: not `Clone`, not `Sync`.
+#[derive(Debug)]
+pub struct Receiver<T>(chan::Receiver<T>);
+
+/// An unbounded SPSC channel.
+#[track_caller]
+pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    with_wait(Wait::default(), None)
+}
+
+/// An SPSC channel holding at most `cap` elements (`0`: rendezvous).
+#[track_caller]
+pub fn bounded<T>(cap: usize) -> (Sender<T>, Receiver<T>) {
+    with_wait(Wait::default(), Some(cap))
+}
+
+/// An SPSC channel with a chosen waiting strategy; `cap: None` for unbounded.
+#[track_caller]
+pub fn with_wait<T>(wait: Wait, cap: Option<usize>) -> (Sender<T>, Receiver<T>) {
+    let b = Builder::new().wait(wait);
+    let (tx, rx) = match cap {
+        None => b.unbounded(),
+        Some(c) => b.bounded(c),
+    };
+    (Sender(tx), Receiver(rx))
+}
+
+impl<T> Sender<T> {
+    /// See [`chan::Sender::send`].
+    pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        self.0.send(value)
+    }
+    /// See [`chan::Sender::try_send`].
+    pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        self.0.try_send(value)
+    }
+    /// See [`chan::Sender::send_timeout`].
+    pub fn send_timeout(&self, value: T, timeout: Duration) -> Result<(), SendTimeoutError<T>> {
+        self.0.send_timeout(value, timeout)
+    }
+    /// See [`chan::Sender::send_deadline`].
+    pub fn send_deadline(&self, value: T, deadline: Instant) -> Result<(), SendTimeoutError<T>> {
+        self.0.send_deadline(value, deadline)
+    }
+    /// See [`chan::Sender::send_iter`].
+    pub fn send_iter<I: IntoIterator<Item = T>>(&self, iter: I) -> Result<usize, SendError<T>> {
+        self.0.send_iter(iter)
+    }
+    /// See [`chan::Sender::len`].
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    /// See [`chan::Sender::is_empty`].
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// See [`chan::Sender::capacity`].
+    pub fn capacity(&self) -> Option<usize> {
+        self.0.capacity()
+    }
+}
+
+impl<T> Receiver<T> {
+    /// See [`chan::Receiver::recv`].
+    pub fn recv(&self) -> Result<T, RecvError> {
+        self.0.recv()
+    }
+    /// See [`chan::Receiver::try_recv`].
+    pub fn try_recv(&self) -> Result<T, TryRecvError> {
+        self.0.try_recv()
+    }
+    /// See [`chan::Receiver::recv_timeout`].
+    pub fn recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError> {
+        self.0.recv_timeout(timeout)
+    }
+    /// See [`chan::Receiver::recv_deadline`].
+    pub fn recv_deadline(&self, deadline: Instant) -> Result<T, RecvTimeoutError> {
+        self.0.recv_deadline(deadline)
+    }
+    /// See [`chan::Receiver::recv_many`].
+    pub fn recv_many(&self, buf: &mut Vec<T>, max: usize) -> Result<usize, RecvError> {
+        self.0.recv_many(buf, max)
+    }
+    /// See [`chan::Receiver::try_recv_many`].
+    pub fn try_recv_many(&self, buf: &mut Vec<T>, max: usize) -> usize {
+        self.0.try_recv_many(buf, max)
+    }
+    /// See [`chan::Receiver::recv_ref`].
+    pub fn recv_ref(&mut self) -> Result<RecvGuard<'_, T>, RecvError> {
+        self.0.recv_ref()
+    }
+    /// See [`chan::Receiver::try_recv_ref`].
+    pub fn try_recv_ref(&mut self) -> Result<RecvGuard<'_, T>, TryRecvError> {
+        self.0.try_recv_ref()
+    }
+    /// See [`chan::Receiver::iter`].
+    pub fn iter(&self) -> chan::Iter<'_, T> {
+        self.0.iter()
+    }
+    /// See [`chan::Receiver::try_iter`].
+    pub fn try_iter(&self) -> chan::TryIter<'_, T> {
+        self.0.try_iter()
+    }
+    /// See [`chan::Receiver::len`].
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    /// See [`chan::Receiver::is_empty`].
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// See [`chan::Receiver::capacity`].
+    pub fn capacity(&self) -> Option<usize> {
+        self.0.capacity()
+    }
+    /// See [`chan::Receiver::allocated_segments`].
+    pub fn allocated_segments(&self) -> usize {
+        self.0.allocated_segments()
+    }
+}
+
+impl<T> IntoIterator for Receiver<T> {
+    type Item = T;
+    type IntoIter = chan::IntoIter<T>;
+    fn into_iter(self) -> chan::IntoIter<T> {
+        self.0.into_iter()
+    }
+}
+
+impl<T> ProgressGuarantee for Sender<T> {
+    /// Lock-free: one producer, no installation race; the free list is the only shared RMW.
+    const PROGRESS: Progress = Progress::LockFree;
+}
+
+impl<T> ProgressGuarantee for Receiver<T> {
+    /// Lock-free: one consumer; recycling a segment is a push on the shared free list.
+    const PROGRESS: Progress = Progress::LockFree;
+}
