@@ -1,1 +1,447 @@
-//! Not written yet.
+//! Hemlock: Dice & Kogan, "Hemlock: Compact and Scalable Mutual Exclusion" (SPAA 2021),
+//! section 2, listing 2 (the CTR form: a waiter polls its predecessor's Grant with
+//! compare-and-swap, so the line arrives in M state) combined with the hand-over of listing 6
+//! (unlock loads the tail first and only tries the CAS when it looks like the last thread,
+//! avoiding the futile CAS under contention); spin-then-park waiting per appendix C.
+//!
+//! Guarantees: FIFO admission (in the order of the `swap` on the tail); starvation-free;
+//! context-free (nothing flows from lock to unlock); not lock-free (it is a lock). Space: the
+//! lock body is one word, 8 bytes, all-zero when unlocked; each thread owns one `Grant`, a
+//! 128-byte, cache-line-aligned block in a `const`-initialised thread-local without
+//! destructor, whatever the number of locks it holds or waits for.
+//!
+//! Protocol. `lock`: swap our Grant into the tail; if the previous tail (the predecessor) is
+//! null we own the lock, else we wait until the predecessor's Grant holds this lock's address
+//! and CAS it back to null (the acknowledgement). `unlock`: if the tail is still our Grant, CAS
+//! it to null; else store this lock's address into our Grant and wait until the successor has
+//! cleared it. The Grant is therefore free again whenever `unlock` returns, and a predecessor's
+//! Grant cannot disappear (its thread cannot exit) while a successor still reads it: the
+//! predecessor is blocked in `unlock` until the successor's acknowledgement, which is the
+//! successor's last access.
+//!
+//! Multi-waiting: a thread holding several contended Hemlocks has one waiter per lock spinning
+//! (or sleeping) on its single Grant; each waits for its *own* lock's address to appear, so a
+//! hand-over of another lock is ignored (the paper's "fere-local spinning"; at most as many
+//! waiters on a Grant as locks its owner holds). Park wake-ups are broadcast on the Grant's
+//! futex word, so a hand-over of one lock wakes the sleepers waiting for the others too; they
+//! re-check and sleep again.
+//!
+//! Park form ([`HemlockPark`]): the Grant carries a futex word (bumped on every hand-over) and
+//! a sleeper count. A waiter spins [`SPIN_WINDOW`](crate::SPIN_WINDOW), then sleeps on the
+//! predecessor's futex word; the releaser bumps the word and calls `futex_wake` only if a
+//! sleeper announced itself. The releaser's own wait for the acknowledgement is also bounded
+//! spinning, then a sleep announced *inside the Grant word* (tag bit `SLEEP` beside the lock
+//! address, possible since a lock is 8-byte aligned): the successor's acknowledging CAS sees the
+//! tag, moves the word to `WAKE`, bumps the futex word, wakes the releaser and only then stores
+//! null, so the Grant outlives every access the successor makes to it.
+//!
+//! The guard is [`lock_api::GuardNoSend`]: `unlock` uses the calling thread's Grant, so an
+//! unlock on another thread would hand over a Grant nobody waits on and hang. A guard therefore
+//! cannot be sent to another thread:
+//!
+//! ```compile_fail
+//! use welltempered_lock::Hemlock;
+//! let m = lock_api::Mutex::<Hemlock, u32>::new(0);
+//! let g = m.lock();
+//! std::thread::scope(|s| {
+//!     s.spawn(move || drop(g));
+//! });
+//! ```
+
+use crate::stats::{StatKind, record_acquire};
+use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Ordering, yield_now};
+use crate::wait::{Spin, SpinThenPark, Wait, impl_raw_mutex, notify};
+use core::marker::PhantomData;
+use core::ptr;
+
+/// Tag in a Grant word: the releaser sleeps waiting for the acknowledgement of this hand-over.
+pub(crate) const SLEEP: usize = 1;
+/// Tag in a Grant word: the successor has taken the lock and is waking the releaser.
+pub(crate) const WAKE: usize = 2;
+/// Both tag bits.
+pub(crate) const TAGS: usize = SLEEP | WAKE;
+
+/// A thread's mailbox: where its successors (one per lock it holds) wait for the hand-over.
+#[repr(C, align(128))]
+pub(crate) struct Grant {
+    /// Null, or the address of the lock being handed over (plus tag bits).
+    pub(crate) grant: AtomicUsize,
+    /// Futex word of the park form: bumped whenever `grant` changes in a way a sleeper awaits.
+    pub(crate) word: AtomicU32,
+    /// Successors that announced themselves as sleeping on `word`.
+    pub(crate) sleepers: AtomicU32,
+    /// Threads waiting on this Grant right now (the multi-waiting profile).
+    #[cfg(all(feature = "stats", not(loom)))]
+    pub(crate) waiters: AtomicU32,
+    /// Link in the list of every leaked Grant (used by [`crate::HemlockOverlap`] only).
+    pub(crate) link: AtomicPtr<Grant>,
+}
+
+impl Grant {
+    #[cfg(not(loom))]
+    pub(crate) const fn new() -> Self {
+        Grant {
+            grant: AtomicUsize::new(0),
+            word: AtomicU32::new(0),
+            sleepers: AtomicU32::new(0),
+            #[cfg(all(feature = "stats", not(loom)))]
+            waiters: AtomicU32::new(0),
+            link: AtomicPtr::new(ptr::null_mut()),
+        }
+    }
+
+    #[cfg(loom)]
+    pub(crate) fn new() -> Self {
+        Grant {
+            grant: AtomicUsize::new(0),
+            word: AtomicU32::new(0),
+            sleepers: AtomicU32::new(0),
+            link: AtomicPtr::new(ptr::null_mut()),
+        }
+    }
+}
+
+#[cfg(not(loom))]
+std::thread_local! {
+    static GRANT: Grant = const { Grant::new() };
+}
+
+#[cfg(loom)]
+loom::thread_local! {
+    static GRANT: Grant = Grant::new();
+}
+
+/// The calling thread's Grant. Valid until the thread exits; [`Hemlock`] and [`crate::HemlockAh`]
+/// never let another thread touch it after the owner could have returned from `unlock`.
+#[inline]
+pub(crate) fn self_grant() -> *const Grant {
+    GRANT.with(|g| g as *const Grant)
+}
+
+/// Successor side: takes lock `l` from `pred` if `pred` has handed it over (CTR: the poll is a
+/// CAS, so the line is ours in M state when it succeeds). Returns whether we now own the lock.
+/// On success this was our last access to `pred` unless the releaser sleeps, in which case we
+/// wake it first and end with the store of null.
+#[inline]
+pub(crate) fn try_take<W: Wait>(pred: &Grant, l: usize) -> bool {
+    // Acquire: the releaser's critical section happens-before ours.
+    match pred
+        .grant
+        .compare_exchange(l, 0, Ordering::Acquire, Ordering::Relaxed)
+    {
+        Ok(_) => true,
+        Err(v) if W::PARKS && v == l | SLEEP => {
+            // The releaser sleeps waiting for us. Only we may change this word now.
+            if pred
+                .grant
+                .compare_exchange(v, l | WAKE, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+            {
+                return false;
+            }
+            // Release: the releaser, woken, reads the grant word after the futex word.
+            pred.word.fetch_add(1, Ordering::Release);
+            crate::futex::wake_all(&pred.word);
+            // Last access: from here on the releaser may return and its thread may exit.
+            pred.grant.store(0, Ordering::Release);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Successor side: waits until `pred` hands lock `l` over, and takes it.
+#[inline]
+pub(crate) fn await_grant<W: Wait>(pred: &Grant, l: usize) {
+    #[cfg(all(feature = "stats", not(loom)))]
+    {
+        let n = pred.waiters.fetch_add(1, Ordering::Relaxed) + 1;
+        crate::stats::record_grant_waiters(n);
+        let ready = || pred.grant.load(Ordering::Relaxed) & !TAGS == l;
+        W::wait_until(&pred.word, &pred.sleepers, ready);
+        // Before the acknowledgement: after it, `pred` may be gone.
+        pred.waiters.fetch_sub(1, Ordering::Relaxed);
+        // The Grant now holds `l` (perhaps tagged) and only we take it.
+        while !try_take::<W>(pred, l) {
+            crate::sync::spin_loop();
+        }
+    }
+    #[cfg(not(all(feature = "stats", not(loom))))]
+    {
+        if W::spin(|| try_take::<W>(pred, l)) {
+            return;
+        }
+        loop {
+            W::park(&pred.word, &pred.sleepers, || {
+                pred.grant.load(Ordering::Relaxed) & !TAGS == l
+            });
+            if try_take::<W>(pred, l) {
+                return;
+            }
+        }
+    }
+}
+
+/// Releaser side: waits until our Grant is null again (the successor acknowledged).
+#[inline]
+pub(crate) fn await_ack<W: Wait>(me: &Grant) {
+    // CTR in unlock (listing 2): poll with a read-modify-write; the owner writes this line next.
+    if W::spin(|| me.grant.fetch_add(0, Ordering::Acquire) == 0) {
+        return;
+    }
+    loop {
+        // Read the futex word before the grant word: if the successor's bump is not yet
+        // visible here, the futex wait below returns or is woken.
+        let e = me.word.load(Ordering::Acquire);
+        let v = me.grant.load(Ordering::Acquire);
+        if v == 0 {
+            return;
+        }
+        match v & TAGS {
+            0 => {
+                // Announce the sleep; a failure means the successor just took it: re-read.
+                let _ =
+                    me.grant
+                        .compare_exchange(v, v | SLEEP, Ordering::Relaxed, Ordering::Relaxed);
+            }
+            SLEEP => {
+                crate::futex::wait(&me.word, e, None);
+            }
+            _ => {
+                // WAKE: the successor is between its wake-up call and its final store.
+                yield_now();
+            }
+        }
+    }
+}
+
+/// Releaser side: stores `l` into our Grant (the hand-over) and wakes sleeping successors.
+#[inline]
+pub(crate) fn hand_over<W: Wait>(me: &Grant, l: usize) {
+    // Release: our critical section happens-before the successor's.
+    me.grant.store(l, Ordering::Release);
+    if W::PARKS {
+        me.word.fetch_add(1, Ordering::Release);
+        notify::<W>(&me.word, &me.sleepers);
+    }
+}
+
+/// The Hemlock lock (CTR + listing-6 hand-over), generic over its waiting policy.
+///
+/// ```
+/// use welltempered_lock::{Hemlock, HemlockPark};
+///
+/// let m = lock_api::Mutex::<Hemlock, _>::new(1);
+/// *m.lock() += 1;
+/// let p = lock_api::Mutex::<HemlockPark, _>::new(2);
+/// assert_eq!(*m.lock() + *p.lock(), 4);
+/// ```
+pub struct Hemlock<W: Wait = Spin> {
+    tail: AtomicPtr<Grant>,
+    _wait: PhantomData<fn() -> W>,
+}
+
+/// [`Hemlock`] with spin-then-park waiting (appendix C).
+pub type HemlockPark = Hemlock<SpinThenPark>;
+
+impl<W: Wait> Default for Hemlock<W> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<W: Wait> core::fmt::Debug for Hemlock<W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Hemlock")
+            .field("wait", &W::NAME)
+            .field("locked", &self.is_locked())
+            .finish()
+    }
+}
+
+impl<W: Wait> Hemlock<W> {
+    /// An unlocked lock (all-zero).
+    #[cfg(not(loom))]
+    pub const fn new() -> Self {
+        Hemlock {
+            tail: AtomicPtr::new(ptr::null_mut()),
+            _wait: PhantomData,
+        }
+    }
+
+    /// An unlocked lock (all-zero).
+    #[cfg(loom)]
+    pub fn new() -> Self {
+        Hemlock {
+            tail: AtomicPtr::new(ptr::null_mut()),
+            _wait: PhantomData,
+        }
+    }
+
+    #[inline]
+    fn addr(&self) -> usize {
+        self as *const Self as usize
+    }
+
+    /// Acquires the lock, waiting in FIFO order behind earlier arrivals.
+    #[inline]
+    pub fn lock(&self) {
+        let me = self_grant().cast_mut();
+        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock.
+        let pred = self.tail.swap(me, Ordering::AcqRel);
+        if pred.is_null() {
+            record_acquire(StatKind::Hemlock, false);
+            return;
+        }
+        // SAFETY: `pred` is the Grant of a live thread: it is that thread's thread-local, and
+        // that thread cannot finish `unlock` of this lock (nor exit) until we acknowledge,
+        // which is our last access (see `try_take`).
+        let pred = unsafe { &*pred };
+        await_grant::<W>(pred, self.addr());
+        record_acquire(StatKind::Hemlock, true);
+    }
+
+    /// Acquires the lock if it is free; never waits.
+    #[inline]
+    pub fn try_lock(&self) -> bool {
+        let me = self_grant().cast_mut();
+        let ok = self
+            .tail
+            .compare_exchange(ptr::null_mut(), me, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok();
+        if ok {
+            record_acquire(StatKind::Hemlock, false);
+        }
+        ok
+    }
+
+    /// Releases the lock, handing it to the next waiter if there is one.
+    ///
+    /// # Safety
+    ///
+    /// The calling thread must hold this lock (acquired by `lock` or a successful `try_lock`
+    /// on this same thread, and not yet released).
+    #[inline]
+    pub unsafe fn unlock(&self) {
+        let me_ptr = self_grant().cast_mut();
+        // Listing 6: a plain load first; only a thread that looks like the last tries the CAS.
+        if self.tail.load(Ordering::Relaxed) == me_ptr
+            && self
+                .tail
+                .compare_exchange(
+                    me_ptr,
+                    ptr::null_mut(),
+                    Ordering::Release,
+                    Ordering::Relaxed,
+                )
+                .is_ok()
+        {
+            return;
+        }
+        // SAFETY: our own thread-local Grant, alive while this thread runs.
+        let me = unsafe { &*me_ptr };
+        hand_over::<W>(me, self.addr());
+        await_ack::<W>(me);
+    }
+
+    /// Whether some thread holds the lock (a momentary snapshot).
+    #[inline]
+    pub fn is_locked(&self) -> bool {
+        !self.tail.load(Ordering::Relaxed).is_null()
+    }
+
+    /// An opaque value that changes whenever a thread joins the queue (the tail pointer), for
+    /// tests and diagnostics that must know a waiter has enqueued.
+    #[inline]
+    pub fn queue_probe(&self) -> usize {
+        self.tail.load(Ordering::Relaxed) as usize
+    }
+}
+
+impl_raw_mutex!(Hemlock);
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::cell::UnsafeCell;
+
+    struct Counter(UnsafeCell<u64>);
+    // SAFETY: only accessed under the lock in these tests.
+    unsafe impl Sync for Counter {}
+
+    impl Counter {
+        fn cell(&self) -> *mut u64 {
+            self.0.get()
+        }
+    }
+
+    fn hammer<W: Wait>(threads: usize, iters: u64) {
+        let l = Hemlock::<W>::new();
+        let c = Counter(UnsafeCell::new(0));
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| {
+                    for _ in 0..iters {
+                        l.lock();
+                        // SAFETY: we hold the lock.
+                        unsafe { *c.cell() += 1 };
+                        // SAFETY: locked above on this thread.
+                        unsafe { l.unlock() };
+                    }
+                });
+            }
+        });
+        assert_eq!(c.0.into_inner(), threads as u64 * iters);
+        assert!(!l.is_locked());
+    }
+
+    const ITERS: u64 = if cfg!(miri) { 20 } else { 5_000 };
+
+    #[test]
+    fn exclusion_spin() {
+        hammer::<Spin>(4, ITERS);
+    }
+
+    #[test]
+    fn exclusion_park() {
+        hammer::<SpinThenPark>(4, ITERS);
+    }
+
+    #[test]
+    fn try_lock_and_is_locked() {
+        let l = Hemlock::<Spin>::new();
+        assert!(!l.is_locked());
+        assert!(l.try_lock());
+        assert!(l.is_locked());
+        assert!(!l.try_lock());
+        std::thread::scope(|s| {
+            s.spawn(|| assert!(!l.try_lock()));
+        });
+        // SAFETY: locked above on this thread.
+        unsafe { l.unlock() };
+        assert!(!l.is_locked());
+        assert!(l.try_lock());
+        // SAFETY: locked above on this thread.
+        unsafe { l.unlock() };
+    }
+
+    #[test]
+    fn lock_body_is_one_zero_word() {
+        assert_eq!(core::mem::size_of::<Hemlock>(), 8);
+        let l = Hemlock::<Spin>::new();
+        // SAFETY: Hemlock is a single AtomicPtr; reading its bytes is reading a pointer.
+        let bits: usize = unsafe { core::mem::transmute_copy(&l) };
+        assert_eq!(bits, 0);
+    }
+
+    #[test]
+    fn grant_is_free_after_unlock() {
+        let l = Hemlock::<SpinThenPark>::new();
+        l.lock();
+        // SAFETY: locked above on this thread.
+        unsafe { l.unlock() };
+        // SAFETY: our own Grant.
+        let g = unsafe { &*self_grant() };
+        assert_eq!(g.grant.load(Ordering::Relaxed), 0);
+    }
+}
