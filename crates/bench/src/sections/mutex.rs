@@ -213,6 +213,10 @@ pub fn locks() -> &'static [LockEntry] {
         entry!("std", false, StdLock<Shared>),
         entry!("parking_lot", false, ApiLock<parking_lot::RawMutex, Shared>),
         entry!("spin", false, SpinLock<Shared>),
+        entry!("tas", true, ApiLock<welltempered_lock::Tas, Shared>),
+        entry!("ttas", true, ApiLock<welltempered_lock::Ttas, Shared>),
+        entry!("ttas-yield", true, ApiLock<welltempered_lock::TtasYield, Shared>),
+        entry!("futex", true, ApiLock<welltempered_lock::Futex, Shared>),
     ];
     LOCKS
 }
