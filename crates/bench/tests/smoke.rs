@@ -1,7 +1,7 @@
 //! Smoke tests of the `welltempered` binary: a tiny mutex run in-process and in child processes,
+//! and `compare` over the results. They check the structure of the output, never its timing.
 
 #![cfg(not(miri))]
-//! and `compare` over the results. They check the structure of the output, never its timing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -31,6 +31,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Barrier, OnceLock};
 use std::time::{Duration, Instant};
+use welltempered_lock as wl;
 
 /// A lock as the benchmark drives it: construct around data, run a closure under the lock, take
 /// the data back.
@@ -213,10 +214,22 @@ pub fn locks() -> &'static [LockEntry] {
         entry!("std", false, StdLock<Shared>),
         entry!("parking_lot", false, ApiLock<parking_lot::RawMutex, Shared>),
         entry!("spin", false, SpinLock<Shared>),
-        entry!("tas", true, ApiLock<welltempered_lock::Tas, Shared>),
-        entry!("ttas", true, ApiLock<welltempered_lock::Ttas, Shared>),
-        entry!("ttas-yield", true, ApiLock<welltempered_lock::TtasYield, Shared>),
-        entry!("futex", true, ApiLock<welltempered_lock::Futex, Shared>),
+        entry!("hemlock", true, ApiLock<wl::Hemlock, Shared>),
+        entry!("hemlock-park", true, ApiLock<wl::HemlockPark, Shared>),
+        entry!("hemlock-overlap", true, ApiLock<wl::HemlockOverlap, Shared>),
+        entry!("hemlock-overlap-park", true, ApiLock<wl::HemlockOverlapPark, Shared>),
+        entry!("hemlock-ah", true, ApiLock<wl::HemlockAh, Shared>),
+        entry!("hemlock-ah-park", true, ApiLock<wl::HemlockAhPark, Shared>),
+        entry!("mcs", true, ApiLock<wl::Mcs, Shared>),
+        entry!("mcs-park", true, ApiLock<wl::McsPark, Shared>),
+        entry!("clh", true, ApiLock<wl::Clh, Shared>),
+        entry!("clh-park", true, ApiLock<wl::ClhPark, Shared>),
+        entry!("ticket", true, ApiLock<wl::Ticket, Shared>),
+        entry!("ticket-park", true, ApiLock<wl::TicketPark, Shared>),
+        entry!("tas", true, ApiLock<wl::Tas, Shared>),
+        entry!("ttas", true, ApiLock<wl::Ttas, Shared>),
+        entry!("ttas-yield", true, ApiLock<wl::TtasYield, Shared>),
+        entry!("futex", true, ApiLock<wl::Futex, Shared>),
     ];
     LOCKS
 }
