@@ -117,10 +117,14 @@ const PERF_COUNT_HW_INSTRUCTIONS: u64 = 1;
 const PERF_COUNT_HW_CACHE_MISSES: u64 = 3;
 const PERF_FORMAT_TOTAL_TIME_ENABLED: u64 = 1;
 const PERF_FORMAT_TOTAL_TIME_RUNNING: u64 = 2;
+const FLAG_DISABLED: u64 = 1;
 const FLAG_INHERIT: u64 = 1 << 1;
 const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
 const FLAG_EXCLUDE_HV: u64 = 1 << 6;
 const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
+/// `_IO('$', 0)` and `_IO('$', 1)`: applied to an inherited event they reach its children too.
+const PERF_EVENT_IOC_ENABLE: libc::c_ulong = 0x2400;
+const PERF_EVENT_IOC_DISABLE: libc::c_ulong = 0x2401;
 
 /// Opens one hardware event counting the calling thread and the threads it spawns later.
 fn open_event(config: u64) -> Option<OwnedFd> {
@@ -132,8 +136,9 @@ fn open_event(config: u64) -> Option<OwnedFd> {
         size: std::mem::size_of::<PerfEventAttr>() as u32,
         config,
         read_format: PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
-        // Kernel and hypervisor excluded: unprivileged users may count only user space.
-        flags: FLAG_INHERIT | FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV,
+        // Opened disabled, enabled for the measured window only. Kernel and hypervisor
+        // excluded: unprivileged users may count only user space.
+        flags: FLAG_DISABLED | FLAG_INHERIT | FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV,
         ..Default::default()
     };
     // SAFETY: `attr` is a valid, initialised `perf_event_attr` prefix whose `size` field says how
@@ -153,6 +158,14 @@ fn open_event(config: u64) -> Option<OwnedFd> {
     }
     // SAFETY: the syscall returned a fresh file descriptor that nothing else owns.
     Some(unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) })
+}
+
+/// Enables or disables one event (and its inherited children).
+fn ioctl_event(fd: &OwnedFd, request: libc::c_ulong) {
+    // SAFETY: `fd` is an open perf event; these requests take no argument pointer.
+    unsafe {
+        libc::ioctl(fd.as_raw_fd(), request as _, 0);
+    }
 }
 
 /// Reads `{value, time_enabled, time_running}` from an event and scales it.
@@ -181,14 +194,33 @@ pub struct HwCounters {
 }
 
 impl HwCounters {
-    /// Opens (and starts) the events for the calling thread and its future threads; each event
-    /// that cannot be opened reads as `None`.
-    pub fn start() -> Self {
+    /// Opens the events, disabled, for the calling thread and the threads it spawns afterwards;
+    /// each event that cannot be opened reads as `None`. Call before spawning the workers.
+    pub fn open() -> Self {
         Self {
             cycles: open_event(PERF_COUNT_HW_CPU_CYCLES),
             instructions: open_event(PERF_COUNT_HW_INSTRUCTIONS),
             cache_misses: open_event(PERF_COUNT_HW_CACHE_MISSES),
         }
+    }
+
+    fn each(&self, f: impl Fn(&OwnedFd)) {
+        for fd in [&self.cycles, &self.instructions, &self.cache_misses]
+            .into_iter()
+            .flatten()
+        {
+            f(fd);
+        }
+    }
+
+    /// Starts counting (at the start of the measured window).
+    pub fn enable(&self) {
+        self.each(|fd| ioctl_event(fd, PERF_EVENT_IOC_ENABLE));
+    }
+
+    /// Stops counting (at the end of the measured window).
+    pub fn disable(&self) {
+        self.each(|fd| ioctl_event(fd, PERF_EVENT_IOC_DISABLE));
     }
 
     /// Whether any event could be opened (the machine has a usable PMU).
@@ -209,7 +241,7 @@ impl HwCounters {
 
 /// Whether this machine lets us count hardware events.
 pub fn pmu_available() -> bool {
-    HwCounters::start().available()
+    HwCounters::open().available()
 }
 
 #[cfg(test)]
@@ -263,7 +295,9 @@ mod tests {
 
     #[test]
     fn hw_counters_never_report_zero_for_missing() {
-        let c = HwCounters::start();
+        let c = HwCounters::open();
+        c.enable();
+        c.disable();
         let counts = c.read();
         if !c.available() {
             assert_eq!(counts, HwCounts::default());

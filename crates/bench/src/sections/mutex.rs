@@ -330,9 +330,13 @@ pub fn run_cell<L: BenchLock<Shared>>(spec: &Spec) -> Result<Sample> {
     });
     let stop = AtomicBool::new(false);
     let barrier = Barrier::new(threads + 1);
-    let hw = HwCounters::start();
-    let ru0 = Rusage::now();
-    let (wall, per_thread) = std::thread::scope(|s| {
+    let hw = HwCounters::open();
+    let started = Instant::now();
+    // CPU time, context switches and hardware counts cover the measured window only: getrusage
+    // sums every live thread, and the inherited events are switched on and off around it. Thread
+    // start-up and the drain after the stop flag (long for FIFO spin locks when oversubscribed)
+    // stay out of the per-acquisition figures.
+    let (wall, ru, per_thread) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|i| {
                 let (lock, stop, barrier) = (&lock, &stop, &barrier);
@@ -341,17 +345,21 @@ pub fn run_cell<L: BenchLock<Shared>>(spec: &Spec) -> Result<Sample> {
             })
             .collect();
         barrier.wait();
+        hw.enable();
+        let ru0 = Rusage::now();
         let t0 = Instant::now();
         std::thread::sleep(Duration::from_nanos(spec.duration_ns));
         stop.store(true, Ordering::Relaxed);
         let wall = t0.elapsed();
+        let ru = Rusage::now().since(&ru0);
+        hw.disable();
         let counts: Vec<u64> = handles
             .into_iter()
             .map(|h| h.join().unwrap_or(u64::MAX))
             .collect();
-        (wall, counts)
+        (wall, ru, counts)
     });
-    let ru = Rusage::now().since(&ru0);
+    let run_s = started.elapsed().as_secs_f64();
     let hw = hw.read();
     if per_thread.contains(&u64::MAX) {
         return Err(Error::new(format!(
@@ -382,7 +390,8 @@ pub fn run_cell<L: BenchLock<Shared>>(spec: &Spec) -> Result<Sample> {
         hw,
         per_thread,
         child: false,
-        extra: BTreeMap::new(),
+        // Whole run: spawn, window and drain.
+        extra: BTreeMap::from([("run_s".to_string(), run_s)]),
     })
 }
 
@@ -390,7 +399,8 @@ pub fn run_cell<L: BenchLock<Shared>>(spec: &Spec) -> Result<Sample> {
 pub fn run_latency<L: BenchLock<Shared>>(spec: &Spec) -> Result<Sample> {
     let lock = L::new(Shared::default());
     let window = Duration::from_nanos(spec.duration_ns);
-    let hw = HwCounters::start();
+    let hw = HwCounters::open();
+    hw.enable();
     let ru0 = Rusage::now();
     let t0 = Instant::now();
     let mut ops = 0u64;
@@ -406,6 +416,7 @@ pub fn run_latency<L: BenchLock<Shared>>(spec: &Spec) -> Result<Sample> {
     }
     let wall = t0.elapsed().as_secs_f64();
     let ru = Rusage::now().since(&ru0);
+    hw.disable();
     let hw = hw.read();
     let counter = lock.into_inner().counter;
     if counter != ops {
@@ -490,13 +501,13 @@ pub struct MutexArgs {
     /// Workloads [default: max,moderate].
     #[arg(long, value_delimiter = ',', value_enum)]
     pub workload: Option<Vec<Workload>>,
-    /// Busy work inside the lock, e.g. 0,100ns,1us,10us [default: 0,100ns,1us,10us; quick: 0,1us].
+    /// Busy work inside the lock, e.g. 0,100ns,1us,10us [default: 0,100ns,1us,10us; quick: 0].
     #[arg(long, value_delimiter = ',', value_parser = parse_duration)]
     pub cs: Option<Vec<Duration>>,
     /// Measured window of each run, e.g. 200ms [default: 100ms; quick: 30ms].
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
-    /// Repetitions (each runs every lock once) [default: 5; quick: 5].
+    /// Repetitions (each runs every lock once) [default: 5; quick: 3].
     #[arg(long, value_parser = parse_positive)]
     pub reps: Option<usize>,
     /// Skip the uncontended-latency group.
@@ -585,7 +596,7 @@ impl MutexArgs {
             workloads,
             cs_ns: cs.iter().map(|d| d.as_nanos() as u64).collect(),
             duration_ns: duration.as_nanos() as u64,
-            reps: self.reps.unwrap_or(5),
+            reps: self.reps.unwrap_or(if quick { 3 } else { 5 }),
             latency: !self.no_latency,
             isolate: self.isolate,
             busy_iters_per_ns: busy_iters_per_ns(),
