@@ -29,9 +29,9 @@ const CONTENDED: u32 = 2;
 
 /// Spins every contended acquisition tries, whatever the estimate says, so the estimate can
 /// recover after a run of failures.
-pub const FUTEX_MIN_SPIN: u32 = 8;
+pub const FUTEX_MIN_SPIN: u32 = if cfg!(loom) { 1 } else { 8 };
 /// The most spins one contended acquisition tries before sleeping.
-pub const FUTEX_MAX_SPIN: u32 = 256;
+pub const FUTEX_MAX_SPIN: u32 = if cfg!(loom) { 2 } else { 256 };
 
 /// Drepper's three-state futex mutex with a per-lock adaptive spin budget.
 #[derive(Debug)]
@@ -180,8 +180,11 @@ impl Futex {
             self.learn(None);
         }
         // Drepper's mutex3: announce a waiter by writing 2; a swap that returns 0 took the lock
-        // (leaving 2, which costs at most one spurious wake at unlock).
-        while self.state.swap(CONTENDED, Ordering::Acquire) != UNLOCKED {
+        // (leaving 2, which costs at most one spurious wake at unlock). One refinement: after a
+        // wake-up, swap only if the word changed; a spurious wake-up that finds it still 2
+        // waits again without an RMW on the lock's line.
+        let mut c = self.state.swap(CONTENDED, Ordering::Acquire);
+        while c != UNLOCKED {
             let timeout = match deadline {
                 None => None,
                 Some(d) => match d.checked_duration_since(Instant::now()) {
@@ -190,6 +193,11 @@ impl Futex {
                 },
             };
             wait(&self.state, CONTENDED, timeout);
+            c = if self.state.load(Ordering::Relaxed) == CONTENDED {
+                CONTENDED
+            } else {
+                self.state.swap(CONTENDED, Ordering::Acquire)
+            };
         }
         true
     }

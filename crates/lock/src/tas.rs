@@ -15,7 +15,24 @@
 use crate::sync::{AtomicBool, Ordering, spin_loop};
 
 /// Largest backoff, in spin hints, between two swaps of a waiting [`Tas`].
-const MAX_BACKOFF: u32 = 64;
+const MAX_BACKOFF: u32 = if cfg!(loom) { 1 } else { 64 };
+
+/// One test-and-set: `swap(true)`, returning whether the flag was already set.
+///
+/// Under loom a failed swap is modelled as a CAS (which, failing, writes nothing): loom orders a
+/// failed swap's write of `true` after a concurrent unlock's store of `false`, a state no real
+/// machine reaches, and then spins forever. The two are the same operation on the lock's value.
+#[inline(always)]
+fn test_and_set(flag: &AtomicBool) -> bool {
+    // Acquire: the critical section must see what the previous holder wrote before its Release
+    // in `unlock`.
+    #[cfg(not(loom))]
+    return flag.swap(true, Ordering::Acquire);
+    #[cfg(loom)]
+    return flag
+        .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+        .is_err();
+}
 
 /// The test-and-set spin lock: spin on `swap(true)`.
 #[derive(Debug)]
@@ -49,9 +66,7 @@ impl Tas {
     /// Acquires the lock, spinning until it is free.
     #[inline]
     pub fn lock(&self) {
-        // Acquire: the critical section must see what the previous holder wrote before its
-        // Release in `unlock`.
-        if !self.locked.swap(true, Ordering::Acquire) {
+        if !test_and_set(&self.locked) {
             return;
         }
         self.lock_contended();
@@ -65,7 +80,7 @@ impl Tas {
                 spin_loop();
             }
             backoff = (backoff * 2).min(MAX_BACKOFF);
-            if !self.locked.swap(true, Ordering::Acquire) {
+            if !test_and_set(&self.locked) {
                 return;
             }
         }
@@ -74,7 +89,7 @@ impl Tas {
     /// Acquires the lock if it is free; returns whether it did.
     #[inline]
     pub fn try_lock(&self) -> bool {
-        !self.locked.swap(true, Ordering::Acquire)
+        !test_and_set(&self.locked)
     }
 
     /// Releases the lock.

@@ -3,7 +3,7 @@
 //! variant is the one that kept ~5 M ops/s at 128 threads where ticket and MCS collapsed).
 //!
 //! Guarantees of both: mutual exclusion; not FIFO (a waiter may be overtaken without bound);
-//! never park. [`Ttas`] spins forever on a shared read, so under oversubscription a waiter burns
+//! never park; a waiter takes the lock with a CAS only after it read it free. [`Ttas`] spins forever on a shared read, so under oversubscription a waiter burns
 //! whole time slices while the holder is descheduled; [`TtasYield`] spins a bounded number of
 //! reads and then calls `sched_yield` between rounds, which gives a descheduled holder the core.
 //! Bytes per lock: 1 (one `AtomicBool`, all-zero when unlocked); bytes per thread: 0.
@@ -13,9 +13,9 @@
 use crate::sync::{AtomicBool, Ordering, spin_loop, yield_now};
 
 /// How many reads a [`TtasYield`] waiter spins before each `sched_yield`.
-pub const TTAS_YIELD_SPINS: u32 = 128;
+pub const TTAS_YIELD_SPINS: u32 = if cfg!(loom) { 1 } else { 128 };
 
-/// Shared body of both locks: one flag, spun on with loads, taken with a swap.
+/// Shared body of both locks: one flag, spun on with loads, taken with a CAS.
 #[derive(Debug)]
 struct Flag {
     locked: AtomicBool,
@@ -39,8 +39,14 @@ impl Flag {
     /// One attempt: a load first, so a held lock costs a shared read, not an RMW.
     #[inline]
     fn try_lock(&self) -> bool {
-        // Relaxed pre-test: only the swap's Acquire has to order the critical section.
-        !self.locked.load(Ordering::Relaxed) && !self.locked.swap(true, Ordering::Acquire)
+        // Relaxed pre-test: only the CAS's Acquire has to order the critical section. A CAS, not
+        // a swap, because the word was just seen free: a failed CAS writes nothing (and loom,
+        // which places a failed swap's write after a concurrent unlock store, can explore it).
+        !self.locked.load(Ordering::Relaxed)
+            && self
+                .locked
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
     }
 
     /// Spins (reading) until the lock looks free, at most `limit` reads; returns whether it
@@ -98,8 +104,13 @@ macro_rules! ttas_lock {
             /// Acquires the lock, spinning until it is free.
             #[inline]
             pub fn lock(&self) {
-                // Uncontended: one swap, no pre-read (the line is fetched exclusive at once).
-                if !self.flag.locked.swap(true, Ordering::Acquire) {
+                // Uncontended: one CAS, no pre-read (the line is fetched exclusive at once).
+                if self
+                    .flag
+                    .locked
+                    .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+                {
                     return;
                 }
                 self.lock_contended();
@@ -136,7 +147,7 @@ macro_rules! ttas_lock {
         }
 
         #[cfg(not(loom))]
-        // SAFETY: `lock`/`try_lock` return only after this thread's swap turned `false` into
+        // SAFETY: `lock`/`try_lock` return only after this thread's CAS turned `false` into
         // `true`, so at most one guard exists at a time.
         unsafe impl lock_api::RawMutex for $name {
             #[allow(clippy::declare_interior_mutable_const)]
@@ -169,7 +180,7 @@ macro_rules! ttas_lock {
 }
 
 ttas_lock!(
-    /// Test-and-test-and-set: wait with loads, take with a swap; spins without bound.
+    /// Test-and-test-and-set: wait with loads, take with a CAS; spins without bound.
     Ttas,
     |flag| loop {
         flag.wait_free(u32::MAX);
