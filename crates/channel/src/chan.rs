@@ -346,7 +346,7 @@ impl<T> Chan<T> {
 /// the count cannot see. To send from another thread, give it its own handle: **clone it**
 /// (crossbeam's and std's senders are `Sync`; this one is not, by design).
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// let (tx, _rx) = welltempered_channel::unbounded::<u32>();
 /// let tx = &tx;
 /// std::thread::scope(|s| {
@@ -371,7 +371,7 @@ pub struct Sender<T> {
 /// `Send` but deliberately **not `Sync`**, for the reason given on [`Sender`]: to receive on
 /// another thread, **clone it**.
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// let (_tx, rx) = welltempered_channel::unbounded::<u32>();
 /// let rx = &rx;
 /// std::thread::scope(|s| {

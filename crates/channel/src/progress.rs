@@ -17,7 +17,7 @@
 //! A general [`Sender`](crate::Sender) is not lock-free (a producer that stops while installing
 //! a segment holds up the other producers), so requiring it fails to compile:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0080
 //! use welltempered_channel::{progress::require_lock_free, Sender};
 //! require_lock_free::<Sender<u32>>();
 //! ```

@@ -6,19 +6,19 @@
 //! storage, popped by moving or by borrowing). The handles are not `Clone`, so a second
 //! producer or consumer is a compile error, WTC's "declared topology" check for free:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0599
 //! let (tx, _rx) = welltempered_channel::spsc::channel::<u32>();
 //! let tx2 = tx.clone(); // error: `spsc::Sender` is not `Clone`
 //! ```
 //!
-//! ```compile_fail
+//! ```compile_fail,E0599
 //! let (_tx, rx) = welltempered_channel::spsc::bounded::<u32>(4);
 //! let rx2 = rx.clone(); // error: `spsc::Receiver` is not `Clone`
 //! ```
 //!
 //! Nor are they `Sync` (a shared reference would be a second producer):
 //!
-//! ```compile_fail
+//! ```compile_fail,E0277
 //! let (tx, _rx) = welltempered_channel::spsc::channel::<u32>();
 //! let tx = &tx;
 //! std::thread::scope(|s| { s.spawn(move || tx.send(1)); });
