@@ -145,10 +145,12 @@ impl<T> Chan<T> {
         (
             Sender {
                 chan: chan.clone(),
+                made_at: site,
                 _not_sync: PhantomData,
             },
             Receiver {
                 chan,
+                made_at: site,
                 _not_sync: PhantomData,
             },
         )
@@ -165,15 +167,14 @@ impl<T> Chan<T> {
     }
 
     fn remark_change(&self, what: &str, at: &Location<'_>) {
+        remark::emit(&self.change_line(what, at));
+    }
+
+    /// The remark for a change of implementation caused by `what` at `at`.
+    fn change_line(&self, what: &str, at: &Location<'_>) -> String {
         let s = self.counts.senders.load(Ordering::Relaxed);
         let r = self.counts.receivers.load(Ordering::Relaxed);
-        remark::emit(&remark::line(
-            self.site,
-            &self.kind(s, r),
-            s,
-            r,
-            Some((what, at)),
-        ));
+        remark::line(self.site, &self.kind(s, r), s, r, Some((what, at)))
     }
 
     /// Pushes with the discipline the sender count selects; hands the value back when full.
@@ -362,6 +363,8 @@ impl<T> Chan<T> {
 /// ```
 pub struct Sender<T> {
     chan: Arc<Chan<T>>,
+    /// Where this handle was made (the channel's construction or a `clone`), for remarks.
+    made_at: &'static Location<'static>,
     /// `Cell<()>` is `Send + !Sync`: see the type's docs.
     _not_sync: PhantomData<Cell<()>>,
 }
@@ -380,6 +383,8 @@ pub struct Sender<T> {
 /// ```
 pub struct Receiver<T> {
     chan: Arc<Chan<T>>,
+    /// Where this handle was made, for remarks.
+    made_at: &'static Location<'static>,
     /// `Cell<()>` is `Send + !Sync`: see [`Sender`].
     _not_sync: PhantomData<Cell<()>>,
 }
@@ -517,13 +522,13 @@ impl<T> Clone for Sender<T> {
         }
         Self {
             chan: self.chan.clone(),
+            made_at: Location::caller(),
             _not_sync: PhantomData,
         }
     }
 }
 
 impl<T> Drop for Sender<T> {
-    #[track_caller]
     fn drop(&mut self) {
         // Release: our pushes before the count another thread reads with acquire when it
         // returns to the single discipline or finds the channel disconnected. Acquire: for the
@@ -533,7 +538,9 @@ impl<T> Drop for Sender<T> {
             // Disconnected: wake every receiver so that it drains and sees it.
             self.chan.recv_ec.notify_all();
         } else if before == 2 && remark::enabled() {
-            self.chan.remark_change("drop", Location::caller());
+            // Drop glue has no useful caller location: name the handle by where it was made.
+            self.chan
+                .remark_change("drop of the sender made", self.made_at);
         }
     }
 }
@@ -726,20 +733,21 @@ impl<T> Clone for Receiver<T> {
         }
         Self {
             chan: self.chan.clone(),
+            made_at: Location::caller(),
             _not_sync: PhantomData,
         }
     }
 }
 
 impl<T> Drop for Receiver<T> {
-    #[track_caller]
     fn drop(&mut self) {
         // AcqRel: as in `Sender::drop`, for the receivers' side.
         let before = self.chan.counts.receivers.fetch_sub(1, Ordering::AcqRel);
         if before == 1 {
             self.chan.send_ec.notify_all();
         } else if before == 2 && remark::enabled() {
-            self.chan.remark_change("drop", Location::caller());
+            self.chan
+                .remark_change("drop of the receiver made", self.made_at);
         }
     }
 }
@@ -1321,6 +1329,29 @@ mod tests {
         );
         assert!(<spsc::Receiver<u8> as ProgressGuarantee>::PROGRESS.is_lock_free());
         require_lock_free::<spsc::Sender<u8>>();
+    }
+
+    #[test]
+    fn remarks_name_sites_and_implementations() {
+        let (tx, rx) = bounded::<u8>(4);
+        let line = line!() - 1;
+        assert_eq!(tx.chan.site.line(), line);
+        assert!(tx.chan.site.file().ends_with("chan.rs"));
+        let tx2 = tx.clone();
+        assert_eq!(tx2.made_at.line(), line + 4);
+        let l = tx.chan.change_line("clone", tx2.made_at);
+        assert!(l.contains(": mpsc, bounded(4) (senders: 2, receivers: 1) after clone at "));
+        assert!(l.ends_with(&format!(":{}:{}", line + 4, tx2.made_at.column())));
+        let rx2 = rx.clone();
+        drop(tx2);
+        let l = rx
+            .chan
+            .change_line("drop of the receiver made", rx2.made_at);
+        assert!(l.contains("spmc, bounded(4) (senders: 1, receivers: 2)"));
+        let (z, _r) = bounded::<u8>(0);
+        assert_eq!(z.chan.kind(1, 1), "spsc, rendezvous");
+        let (u, _r) = unbounded::<u8>();
+        assert_eq!(u.chan.kind(1, 1), "spsc");
     }
 
     #[test]
