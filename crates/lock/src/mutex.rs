@@ -94,6 +94,12 @@ fn barge(s: u32) -> Option<u32> {
     }
 }
 
+/// Whether the word `s` refuses barging because its head has been overtaken enough.
+#[inline]
+fn impatient(s: u32) -> bool {
+    s & HEAD != 0 && bypasses(s) >= MUTEX_BYPASS_LIMIT
+}
+
 /// Barging acquisitions counted against the current head in the word `s`.
 #[inline]
 fn bypasses(s: u32) -> u32 {
@@ -233,12 +239,23 @@ impl RawMutex {
     #[cold]
     fn lock_slow(&self) {
         // Newcomer: spin, then yield, barging whenever the word allows.
-        for round in 0..SPIN_ROUNDS + YIELD_ROUNDS {
-            if self.try_barge(self.state.load(Ordering::Relaxed)).is_ok() {
-                return;
+        let mut round = 0;
+        while round < SPIN_ROUNDS + YIELD_ROUNDS {
+            let s = match self.try_barge(self.state.load(Ordering::Relaxed)) {
+                Ok(()) => return,
+                Err(s) => s,
+            };
+            if impatient(s) {
+                // The head is about to take its turn (the unlock that made the word free woke
+                // it if it slept): wait for that without using up this thread's rounds, so a
+                // hand-over does not push every running thread into the queue. Yield, since
+                // oversubscribed, the head may need this core.
+                yield_now();
+                continue;
             }
-            if round < SPIN_ROUNDS {
-                for _ in 0..(2u32 << round) {
+            round += 1;
+            if round <= SPIN_ROUNDS {
+                for _ in 0..(1u32 << round) {
                     spin_loop();
                 }
             } else {
