@@ -433,12 +433,32 @@ impl<T> Sender<T> {
     }
 
     /// Sends every element of `iter` in order, waking a receiver once per batch rather than
-    /// per element (and before waiting for room). Returns how many were sent; on
-    /// disconnection, the element that could not be sent (the rest stay in the iterator).
+    /// per element (and before waiting for room). With one sender the batch is written as a
+    /// run and the tail index is published once (each element still gets its stamp, which is
+    /// what a receiver reads). Returns how many were sent; on disconnection, the element that
+    /// could not be sent (the rest stay in the iterator).
     pub fn send_iter<I: IntoIterator<Item = T>>(&self, iter: I) -> Result<usize, SendError<T>> {
         let chan = &*self.chan;
+        let mut iter = iter.into_iter();
         let mut sent = 0;
-        for mut value in iter {
+        loop {
+            let mut pending = None;
+            if !chan.rendezvous
+                && chan.counts.senders.load(Ordering::Acquire) == 1
+                && chan.counts.receivers.load(Ordering::Acquire) > 0
+            {
+                // One producer: write a run and publish the tail once (see `push_run_single`).
+                // SAFETY: as in `Chan::push`: the only sender is ours, on this thread.
+                let (n, refused) = unsafe { chan.queue.push_run_single(&mut iter, chan.cap) };
+                sent += n;
+                match refused {
+                    None => break,
+                    Some(v) => pending = Some(v),
+                }
+            }
+            let Some(mut value) = pending.or_else(|| iter.next()) else {
+                break;
+            };
             loop {
                 match chan.try_push(value) {
                     Ok(index) => {
@@ -598,13 +618,24 @@ impl<T> Receiver<T> {
     }
 
     /// Waits for one element, then takes up to `max` in all without waiting again, appending
-    /// them to `buf`. Returns how many were taken (0 only when `max == 0`).
+    /// them to `buf`. With one receiver the head index is published (and a waiting sender
+    /// woken) once for the run. Returns how many were taken (0 only when `max == 0`).
     pub fn recv_many(&self, buf: &mut Vec<T>, max: usize) -> Result<usize, RecvError> {
         if max == 0 {
             return Ok(0);
         }
         buf.push(self.recv()?);
         let mut n = 1;
+        let chan = &*self.chan;
+        if n < max && chan.counts.receivers.load(Ordering::Acquire) == 1 {
+            // One consumer: take a run and publish the head once (see `take_run_single`).
+            // SAFETY: as in `Chan::claim`: the only receiver is ours, on this thread.
+            n += unsafe { chan.queue.take_run_single(max - n, buf) };
+            if chan.cap.is_some() && chan.wait != Wait::Spin {
+                chan.send_ec.notify();
+            }
+            return Ok(n);
+        }
         while n < max {
             match self.chan.try_take() {
                 Some(v) => buf.push(v),
@@ -1216,6 +1247,24 @@ mod tests {
         assert_eq!(buf, vec![1, 2]);
         drop(rx);
         assert_eq!(tx.send_iter([4, 5]), Err(SendError(4)));
+    }
+
+    #[test]
+    fn a_panicking_batch_publishes_what_it_sent() {
+        let (tx, rx) = unbounded::<usize>();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            tx.send_iter((0..600).map(|i| if i == 555 { panic!("boom") } else { i }))
+        }));
+        assert!(r.is_err());
+        tx.send(1000).unwrap();
+        let mut buf = Vec::new();
+        while buf.len() < 556 {
+            rx.recv_many(&mut buf, 100).unwrap();
+        }
+        let mut want: Vec<usize> = (0..555).collect();
+        want.push(1000);
+        assert_eq!(buf, want);
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
     }
 
     #[test]

@@ -131,6 +131,19 @@ impl<T> Segment<T> {
     }
 }
 
+/// Stores `at` into a single side's index when dropped (at the end of a batch, or on unwind).
+struct Publish<'a> {
+    index: &'a AtomicUsize,
+    at: usize,
+}
+
+impl Drop for Publish<'_> {
+    fn drop(&mut self) {
+        // Release: the batch's slot accesses before anyone who sees the index move on.
+        self.index.store(self.at, Ordering::Release);
+    }
+}
+
 /// One side's position: an index and the segment it lies in.
 struct End<T> {
     index: AtomicUsize,
@@ -464,6 +477,114 @@ impl<T> Queue<T> {
         } else {
             self.head.index.store(h + 1, Ordering::Release);
         }
+    }
+
+    /// Single-consumer batch: takes up to `max` elements into `out`, publishing the head once
+    /// at the end (producers of a bounded channel see the room appear in one step). Returns
+    /// how many were taken.
+    ///
+    /// # Safety
+    /// As [`Queue::claim_single`].
+    pub(crate) unsafe fn take_run_single(&self, max: usize, out: &mut Vec<T>) -> usize {
+        // Relaxed: only this thread writes the head now (see the contract).
+        let mut h = self.head.index.load(Ordering::Relaxed);
+        let mut seg = self.head.seg.load(Ordering::Relaxed);
+        // Publishes the head even if `out.push` unwinds, so no element is read twice.
+        let mut publish = Publish {
+            index: &self.head.index,
+            at: h,
+        };
+        let mut n = 0;
+        while n < max {
+            // SAFETY: the head segment is live: only this thread recycles segments now.
+            let slot = unsafe { &(*seg).slots[h % SEG] };
+            // Acquire: pairs with the producer's release, so the value is visible.
+            if slot.stamp.load(Ordering::Acquire) != h + 1 {
+                break;
+            }
+            // SAFETY: written (stamp seen) and ours; moved out exactly once.
+            let value = slot.value.with_mut(|p| unsafe { (*p).assume_init_read() });
+            n += 1;
+            if h % SEG == LAST {
+                // SAFETY: live until recycled below. Acquire: `next` was stored before the
+                // stamp we acquired.
+                let next = unsafe { (*seg).next.load(Ordering::Acquire) };
+                self.head.seg.store(next, Ordering::Relaxed);
+                // Release: as in `finish_single`, before the segment is recycled.
+                self.head.index.store(h + 2, Ordering::Release);
+                // SAFETY: every slot read and `next` seen: nobody references `seg`.
+                unsafe { self.recycle(seg) };
+                if !self.retired.load(Ordering::Relaxed).is_null() {
+                    let list = self.retired.swap(ptr::null_mut(), Ordering::Acquire);
+                    // SAFETY: we are the only consumer and every former one has finished.
+                    unsafe { self.recycle_chain(list) };
+                }
+                seg = next;
+                h += 2;
+            } else {
+                h += 1;
+            }
+            publish.at = h;
+            out.push(value);
+        }
+        n
+    }
+
+    /// Single-producer batch: pushes elements of `iter` while there is room (all of them when
+    /// unbounded), storing the tail once at the end. Returns how many were pushed, and the
+    /// element that found the queue full, if any.
+    ///
+    /// # Safety
+    /// As [`Queue::push_single`].
+    pub(crate) unsafe fn push_run_single(
+        &self,
+        iter: &mut impl Iterator<Item = T>,
+        cap: Option<usize>,
+    ) -> (usize, Option<T>) {
+        // Relaxed: only this thread writes the tail now (see the contract).
+        let mut t = self.tail.index.load(Ordering::Relaxed);
+        let mut seg = self.tail.seg.load(Ordering::Relaxed);
+        let mut room = match cap {
+            None => usize::MAX,
+            Some(cap) => {
+                let h = self.head.index.load(Ordering::Acquire);
+                cap.saturating_sub(ordinal(t).saturating_sub(ordinal(h)))
+            }
+        };
+        // Publishes the tail even if the iterator unwinds, so no index is written twice.
+        let mut publish = Publish {
+            index: &self.tail.index,
+            at: t,
+        };
+        let mut n = 0;
+        let mut refused = None;
+        for value in iter.by_ref() {
+            if room == 0 {
+                refused = Some(value);
+                break;
+            }
+            if t % SEG == LAST {
+                let next = self.take_segment();
+                // SAFETY: `seg` is the tail segment, live until its last slot is read.
+                unsafe { (*seg).next.store(next, Ordering::Release) };
+                // SAFETY: single producer: index `t` is ours.
+                unsafe { Self::write(seg, t, value) };
+                // Relaxed, as in `push_single`; the index store below publishes the pair.
+                self.tail.seg.store(next, Ordering::Relaxed);
+                self.tail.index.store(t + 2, Ordering::Release);
+                seg = next;
+                t += 2;
+            } else {
+                // SAFETY: single producer: index `t` is ours.
+                unsafe { Self::write(seg, t, value) };
+                t += 1;
+            }
+            publish.at = t;
+            n += 1;
+            room -= 1;
+        }
+        drop(publish);
+        (n, refused)
     }
 
     /// Enters a shared consumer's operation (see the module's reclamation scheme).
