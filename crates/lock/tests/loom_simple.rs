@@ -83,7 +83,8 @@ fn exclusion<L: Lock>(threads: u32) {
         for h in handles {
             h.join().unwrap();
         }
-        assert!(s.lock.try_lock(), "left locked");
+        assert!(!Lock::is_locked(&s.lock), "left locked");
+        assert!(s.lock.try_lock());
         // SAFETY: the lock is held (try_lock above) and every other thread has finished.
         assert_eq!(s.value.with(|v| unsafe { *v }), threads);
     });
