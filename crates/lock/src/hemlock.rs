@@ -39,7 +39,7 @@
 //! unlock on another thread would hand over a Grant nobody waits on and hang. A guard therefore
 //! cannot be sent to another thread:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0277
 //! use welltempered_lock::Hemlock;
 //! let m = lock_api::Mutex::<Hemlock, u32>::new(0);
 //! let g = m.lock();
@@ -186,7 +186,16 @@ pub(crate) fn await_grant<W: Wait>(pred: &Grant, l: usize) {
 #[inline]
 pub(crate) fn await_ack<W: Wait>(me: &Grant) {
     // CTR in unlock (listing 2): poll with a read-modify-write; the owner writes this line next.
-    if W::spin(|| me.grant.fetch_add(0, Ordering::Acquire) == 0) {
+    // Under loom a plain load (same value, same ordering): each RMW would be a new store in the
+    // model, turning every poll into a fresh branch point.
+    let acked = || {
+        if cfg!(loom) {
+            me.grant.load(Ordering::Acquire) == 0
+        } else {
+            me.grant.fetch_add(0, Ordering::Acquire) == 0
+        }
+    };
+    if W::spin(acked) {
         return;
     }
     loop {
@@ -287,7 +296,8 @@ impl<W: Wait> Hemlock<W> {
     #[inline]
     pub fn lock(&self) {
         let me = self_grant().cast_mut();
-        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock.
+        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock; Release publishes
+        // our Grant to the successor that will find it in the tail.
         let pred = self.tail.swap(me, Ordering::AcqRel);
         if pred.is_null() {
             record_acquire(StatKind::Hemlock, false);
@@ -305,9 +315,11 @@ impl<W: Wait> Hemlock<W> {
     #[inline]
     pub fn try_lock(&self) -> bool {
         let me = self_grant().cast_mut();
+        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock; Release
+        // publishes our Grant (its initialisation) to the successor that will find it in the tail.
         let ok = self
             .tail
-            .compare_exchange(ptr::null_mut(), me, Ordering::Acquire, Ordering::Relaxed)
+            .compare_exchange(ptr::null_mut(), me, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok();
         if ok {
             record_acquire(StatKind::Hemlock, false);

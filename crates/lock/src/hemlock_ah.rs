@@ -95,7 +95,8 @@ impl<W: Wait> HemlockAh<W> {
     #[inline]
     pub fn lock(&self) {
         let me = self_grant().cast_mut();
-        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock.
+        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock; Release publishes
+        // our Grant to the successor that will find it in the tail.
         let pred = self.tail.swap(me, Ordering::AcqRel);
         if pred.is_null() {
             record_acquire(StatKind::HemlockAh, false);
@@ -112,9 +113,11 @@ impl<W: Wait> HemlockAh<W> {
     #[inline]
     pub fn try_lock(&self) -> bool {
         let me = self_grant().cast_mut();
+        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock; Release
+        // publishes our Grant (its initialisation) to the successor that will find it in the tail.
         let ok = self
             .tail
-            .compare_exchange(ptr::null_mut(), me, Ordering::Acquire, Ordering::Relaxed)
+            .compare_exchange(ptr::null_mut(), me, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok();
         if ok {
             record_acquire(StatKind::HemlockAh, false);

@@ -137,7 +137,8 @@ impl<W: Wait> HemlockOverlap<W> {
             await_ack::<W>(me);
         }
         let me_ptr = me as *const Grant as *mut Grant;
-        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock.
+        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock; Release publishes
+        // our Grant to the successor that will find it in the tail.
         let pred = self.tail.swap(me_ptr, Ordering::AcqRel);
         if pred.is_null() {
             record_acquire(StatKind::HemlockOverlap, false);
@@ -157,9 +158,11 @@ impl<W: Wait> HemlockOverlap<W> {
     #[inline]
     pub fn try_lock(&self) -> bool {
         let me = overlap_grant() as *const Grant as *mut Grant;
+        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock; Release
+        // publishes our Grant (its initialisation) to the successor that will find it in the tail.
         let ok = self
             .tail
-            .compare_exchange(ptr::null_mut(), me, Ordering::Acquire, Ordering::Relaxed)
+            .compare_exchange(ptr::null_mut(), me, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok();
         if ok {
             record_acquire(StatKind::HemlockOverlap, false);
