@@ -186,3 +186,39 @@ fn parked_receiver_is_woken() {
         p.join().unwrap();
     });
 }
+
+/// Batches: a single sender's run published once, a single receiver's run taken once.
+#[test]
+fn batches_publish_once() {
+    model(|| {
+        let (tx, rx) = chan();
+        let p = thread::spawn(move || {
+            assert_eq!(tx.send_iter(0..4), Ok(4));
+        });
+        let mut got = Vec::new();
+        while got.len() < 4 {
+            if rx.recv_many(&mut got, 4).is_err() {
+                break;
+            }
+        }
+        p.join().unwrap();
+        assert_eq!(got, vec![0, 1, 2, 3]);
+    });
+}
+
+/// A bounded channel with parking on both sides: the sender sleeps on a full channel and the
+/// receiver's take wakes it; nothing exceeds the bound.
+#[test]
+fn bounded_parking_both_sides() {
+    model(|| {
+        let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<usize>(1);
+        let p = thread::spawn(move || {
+            tx.send(0).unwrap();
+            tx.send(1).unwrap();
+        });
+        assert!(rx.len() <= 1);
+        assert_eq!(rx.recv(), Ok(0));
+        assert_eq!(rx.recv(), Ok(1));
+        p.join().unwrap();
+    });
+}
