@@ -37,7 +37,7 @@
 //! consumer gets past an unwritten slot.
 //!
 //! **Memory.** Recycled segments go to a free list (release on push, acquire on take; a taker
-//! swaps the whole list out, which rules out ABA) capped at [`FREE_CAP`] segments: beyond the cap a
+//! swaps the whole list out, which rules out ABA) capped at [`FREE_CAP`] segment: beyond the cap a
 //! segment is freed, so the memory of a burst goes back to the allocator once it is drained.
 //!
 //! **Guarantees.** FIFO (linearisable). The single/single path is wait-free apart from the
@@ -62,8 +62,10 @@ pub(crate) const SEG: usize = 4;
 /// The offset of the last real slot of a segment.
 const LAST: usize = SEG - 2;
 
-/// Recycled segments kept for reuse; more are freed.
-pub(crate) const FREE_CAP: usize = 4;
+/// Recycled segments kept for reuse; more are freed. One spare is enough for a steady stream
+/// (the consumer recycles one segment for each the producer starts), and it keeps a drained
+/// channel within twice the memory of an idle one (the current segment plus the spare).
+pub(crate) const FREE_CAP: usize = 1;
 
 /// The number of elements before index `i`, counting over the sentinel offsets.
 #[inline]
