@@ -1,25 +1,25 @@
 //! The default mutex: a Fissile lock, a barging test-and-set word over a FIFO queue of waiters,
 //! with a bounded bypass.
 //!
-//! Source: D. Dice and A. Kogan, "Fissile Locks" (NETYS 2020, arXiv:2003.05025): an outer
+//! Source: D. Dice and A. Kogan, "Fissile Locks" (arXiv:2003.05025, 2020): an outer
 //! test-and-set lock that arriving threads may take at once ("barging", the fast path), and an
 //! inner FIFO lock that orders the threads that could not. The owner of the inner lock, the
-//! *head*, is the only waiter that contends for the outer word; everyone behind it sleeps in the
-//! inner lock. When the head has waited too long it becomes *impatient* and barging stops, so
-//! the head gets the next unlock. The paper bounds patience by time; we bound it by count: the
-//! outer word itself counts the barging acquisitions made since the head announced itself, and
-//! barging is refused once that count reaches [`MUTEX_BYPASS_LIMIT`]. A count needs no clock,
-//! can be tested without timing, and states the guarantee directly: **while a head waits, at
-//! most [`MUTEX_BYPASS_LIMIT`] acquisitions overtake it.**
+//! *head*, is the only waiter that contends for the outer word; everyone behind it waits in the
+//! inner lock. When the head has waited long enough it becomes *impatient* and barging stops, so
+//! the head gets the next unlock. We bound patience by count rather than by time: the outer word
+//! itself counts the barging acquisitions made since the head announced itself, and barging is
+//! refused once that count reaches [`MUTEX_BYPASS_LIMIT`]. A count needs no clock, can be tested
+//! without timing, and states the guarantee directly: **while a head waits, at most
+//! [`MUTEX_BYPASS_LIMIT`] acquisitions overtake it.**
 //!
 //! Why this design (the measurements of the two seed studies): omp0 (`004_*`) found FIFO spin
 //! locks collapsing 30-100x once threads outnumber cores (a descheduled waiter stalls the queue)
 //! and a fixed-budget futex lock burning 5-6x the cycles of glibc's adaptive one; the Hemlock
-//! paper's MutexBench shows that barging locks (TTAS, glibc, parking_lot) win on throughput and
-//! lose on fairness. Barging keeps the lock with the running threads, which is what throughput
-//! on an oversubscribed machine needs; the count bound and the FIFO queue give the fairness that
-//! pure barging lacks, without the hand-over-to-a-sleeper convoy of a strictly FIFO lock (a
-//! hand-over happens once per [`MUTEX_BYPASS_LIMIT`] + 1 acquisitions at most, not every time).
+//! paper's MutexBench shows barging locks winning on throughput and losing on fairness. Barging
+//! keeps the lock with the running threads, which is what throughput on an oversubscribed
+//! machine needs; the count bound and the FIFO queue give the fairness that pure barging lacks,
+//! without the hand-over-to-a-sleeper convoy of a strictly FIFO lock (a hand-over happens at most
+//! once per [`MUTEX_BYPASS_LIMIT`] + 1 acquisitions, not at every unlock).
 //!
 //! The outer word (`state`, 32 bits, futex-waitable):
 //!
@@ -33,18 +33,28 @@
 //! `PARKED` and the count are only ever non-zero while `HEAD` is set; the head's own acquisition
 //! clears all of them at once (`state = LOCKED`).
 //!
-//! Paths: lock = one CAS 0→`LOCKED`; unlock = one `fetch_sub(LOCKED)`, plus a futex wake when
-//! the head sleeps. A thread whose CAS fails spins a little, then yields a little (as
-//! parking_lot's `SpinWait` does), barging whenever the word allows; if that fails it joins the
-//! inner queue, where it sleeps until it becomes the head; the head spins briefly on the outer
-//! word, then sleeps on it (`PARKED`); once it has the outer lock it releases the inner one.
+//! Paths:
+//! - lock: one CAS 0→`LOCKED`; unlock: one `fetch_sub(LOCKED)`, plus a futex wake only when
+//!   the head sleeps (and only by the unlocker that clears `PARKED`).
+//! - A newcomer whose CAS failed spins (1, 2, 4, 8 hints), then yields (4 times), barging
+//!   whenever the word allows, as parking_lot's `SpinWait` does. While the word refuses only
+//!   because the head is due, it yields without spending those rounds: the head is about to
+//!   take its turn, and sending every running thread into the queue at each hand-over would
+//!   start the convoy this design exists to avoid.
+//! - If its rounds run out, it joins the inner queue, [`crate::McsPark`] (MCS with
+//!   spin-then-park waiting; FIFO, and its unlock does not wait for the successor, unlike
+//!   Hemlock's, whose acknowledgement would keep the outer lock held across a wake-up).
+//! - The head sets `HEAD`, spins on the outer word, yields a few times (oversubscribed, the
+//!   holder may need the core), then sets `PARKED` and sleeps on the word. Once it has the outer
+//!   lock it releases the inner one, and the next queued thread becomes head.
 //!
-//! Guarantees: mutual exclusion; bounded bypass (above) once a thread is head, and the inner
-//! lock's order before that; waiters sleep, so oversubscription does not collapse it. Not
-//! strictly FIFO. Bytes per lock: 4 (outer word) + the inner lock's body, 12 in all today; the
-//! whole body is all-zero when unlocked. Bytes per thread: none beyond the inner lock's. The
-//! inner lock is held only inside `lock`, by the acquiring thread, so the outer guard does not
-//! depend on thread-local state: it is [`lock_api::GuardSend`].
+//! Guarantees: mutual exclusion; bounded bypass (above) once a thread is head, and FIFO order
+//! among the queued threads before that; waiters sleep, so oversubscription does not collapse
+//! it. Not FIFO overall (newcomers barge). Bytes per lock: 24 (the outer word, padding, and
+//! `McsPark`'s 16-byte body), all-zero when unlocked. Bytes per thread: an MCS queue node (128
+//! bytes, from a per-thread cache) only while queued. The inner lock is held only inside
+//! `lock`, by the acquiring thread, so the outer guard depends on no thread-local state: it is
+//! [`lock_api::GuardSend`], and a guard may be released on another thread.
 
 use crate::futex::{wait, wake};
 use crate::sync::{AtomicU32, Ordering, spin_loop, yield_now};
