@@ -167,6 +167,12 @@ fn bench_cell<L: Sync>(
     let v: Vec<u64> = counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
     let total: u64 = v.iter().sum();
     let (max, min) = (*v.iter().max().unwrap(), *v.iter().min().unwrap());
+    if std::env::var_os("BENCH_DIST").is_some() {
+        let mut sorted = v.clone();
+        sorted.sort_unstable();
+        let k: Vec<u64> = sorted.iter().map(|c| c / 1000).collect();
+        println!("  per-thread k-acquisitions, sorted: {k:?}");
+    }
     (total as f64 / secs, max as f64 / (min.max(1)) as f64)
 }
 
