@@ -124,10 +124,12 @@ pub(crate) fn self_grant() -> *const Grant {
 /// wake it first and end with the store of null.
 #[inline]
 pub(crate) fn try_take<W: Wait>(pred: &Grant, l: usize) -> bool {
-    // Acquire: the releaser's critical section happens-before ours.
+    // Acquire: the releaser's critical section happens-before ours. Release: every access we
+    // made to `pred` happens-before the releaser's return from `unlock` (it acquires the null we
+    // store), so before its thread may exit and free the Grant.
     match pred
         .grant
-        .compare_exchange(l, 0, Ordering::Acquire, Ordering::Relaxed)
+        .compare_exchange(l, 0, Ordering::AcqRel, Ordering::Relaxed)
     {
         Ok(_) => true,
         Err(v) if W::PARKS && v == l | SLEEP => {
