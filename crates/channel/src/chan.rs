@@ -194,7 +194,7 @@ impl<T> Chan<T> {
     }
 
     /// Claims the head element with the discipline the receiver count selects. Returns the
-    /// claim and whether it is shared (then the caller must `leave` after reading).
+    /// claim and whether it is shared.
     #[inline]
     fn claim(&self) -> Option<(Claim<T>, bool)> {
         // Acquire: as in `push`, for departed receivers.
@@ -202,12 +202,7 @@ impl<T> Chan<T> {
             // SAFETY: the only receiver is the caller's, on this thread (as in `push`).
             unsafe { self.queue.claim_single() }.map(|c| (c, false))
         } else {
-            self.queue.enter();
-            let c = self.queue.claim_shared();
-            if c.is_none() {
-                self.queue.leave();
-            }
-            c.map(|c| (c, true))
+            self.queue.claim_shared().map(|c| (c, true))
         }
     }
 
@@ -215,7 +210,8 @@ impl<T> Chan<T> {
     #[inline]
     fn finish(&self, claim: Claim<T>, shared: bool) {
         if shared {
-            self.queue.leave();
+            // SAFETY: the claim came from `claim_shared`, with its value moved out or dropped.
+            unsafe { self.queue.finish_shared(claim) };
         } else {
             // SAFETY: the claim came from `claim_single` under the same contract, with its
             // value moved out or dropped.
@@ -758,6 +754,11 @@ impl<T> Clone for Receiver<T> {
     #[track_caller]
     fn clone(&self) -> Self {
         // Relaxed: as in `Sender::clone`.
+        if self.chan.counts.receivers.load(Ordering::Relaxed) == 1 {
+            // SAFETY: one receiver exists, ours, on this thread and between operations (`clone`
+            // takes `&self` of a `!Sync` handle, and a `RecvGuard` borrows it mutably).
+            unsafe { self.chan.queue.share_consumers() };
+        }
         let before = self.chan.counts.receivers.fetch_add(1, Ordering::Relaxed);
         if before == 1 && remark::enabled() {
             self.chan.remark_change("clone", Location::caller());
@@ -1330,7 +1331,7 @@ mod tests {
             "{after} segments held after the burst"
         );
         assert!(after <= 2 * idle);
-        // Shared receivers give memory back too (through the retired list).
+        // Shared receivers give memory back too (through the segments' reader counts).
         let rx2 = rx.clone();
         for i in 0..burst as u64 {
             tx.send(i).unwrap();

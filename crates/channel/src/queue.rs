@@ -24,17 +24,18 @@
 //! discipline works with either of the other's.
 //!
 //! **Reclamation.** A single consumer recycles a segment as soon as it has read its last slot
-//! (and so has seen `next` set). Shared consumers may still be looking at a segment the head
-//! has left, so it is *retired* instead, and retired segments are recycled at a grace period: a
-//! moment when no shared consumer is inside an operation (a quiescent-state counter, `active`).
-//! A shared consumer enters (`active += 1`) before it loads the head segment and leaves after
-//! its last access to it; a segment retired before a moment at which `active == 0` can no longer
-//! be reached by anyone, because every later entrant loads the new head. All these accesses are
-//! `SeqCst`, so the argument runs on the single total order. The scheme was chosen over hazard
-//! pointers and epochs because it costs nothing to a single consumer and two uncontended RMWs to a
-//! shared one, and needs no per-thread registration. Producers never need protection: a
-//! producer dereferences a segment only after claiming an unwritten slot in it, and no
-//! consumer gets past an unwritten slot.
+//! (and so has seen `next` set). Shared consumers count: each slot read adds one to its
+//! segment's `done` (acquire-release), and whoever brings it to `SEG - 1` recycles the segment
+//! (per-segment reader counts, as crossbeam's list flavor). This is sound because a shared
+//! consumer never dereferences a segment it has not claimed a slot in: it tests emptiness
+//! against the tail index (not the slot), claims with a compare-and-swap on the head index,
+//! whose success proves the head segment it loaded is the one of its index, and only then
+//! touches the slot, which keeps the segment alive until its `done` is counted. When a side
+//! switches from single to shared (a `clone`, on the consumer's own thread, between
+//! operations), the head segment's `done` is set to the slots already read. Producers need no
+//! protection for the same reason: a producer dereferences a segment only after claiming an
+//! unwritten slot in it, and no consumer gets past an unwritten slot. Hazard pointers and
+//! epochs were not needed: both sides claim before they touch, so the claim is the protection.
 //!
 //! **Memory.** Recycled segments go to a free list (release on push, acquire on take; a taker
 //! swaps the whole list out, which rules out ABA) capped at [`FREE_CAP`] segment: beyond the cap a
@@ -84,8 +85,10 @@ struct Slot<T> {
 pub(crate) struct Segment<T> {
     /// The following segment, set by the producer before the last slot's stamp.
     next: AtomicPtr<Segment<T>>,
-    /// The link in the free list or the retired list.
+    /// The link in the free list.
     link: AtomicPtr<Segment<T>>,
+    /// Slots read by shared consumers (and, from a switch to shared, the ones read before).
+    done: AtomicUsize,
     slots: [Slot<T>; SEG - 1],
 }
 
@@ -108,6 +111,7 @@ impl<T> Segment<T> {
             Box::into_raw(Box::new(Segment {
                 next: AtomicPtr::new(ptr::null_mut()),
                 link: AtomicPtr::new(ptr::null_mut()),
+                done: AtomicUsize::new(0),
                 slots: core::array::from_fn(|_| Slot {
                     stamp: AtomicUsize::new(0),
                     value: UnsafeCell::new(MaybeUninit::uninit()),
@@ -153,7 +157,7 @@ struct End<T> {
 }
 
 /// Where a consumer has claimed an element: read it, then [`Queue::finish_single`] (single
-/// consumer) or [`Queue::leave`] (shared consumer).
+/// consumer) or [`Queue::finish_shared`] (shared consumer).
 pub(crate) struct Claim<T> {
     seg: *mut Segment<T>,
     index: usize,
@@ -163,20 +167,16 @@ impl<T> Claim<T> {
     /// The claimed value.
     pub(crate) fn value_ptr(&self) -> *mut T {
         // SAFETY: `seg` is live while the claim is held (the claimant keeps it from being
-        // recycled: it is the single consumer, or it is inside an operation as a shared one).
+        // recycled: it is the single consumer, or its unread slot keeps `done` short).
         let slot = unsafe { &(*self.seg).slots[self.index % SEG] };
         slot.value.with_mut(|p| p as *mut T)
     }
 }
 
-/// The queue: both ends, the free list, and the shared consumers' reclamation state.
+/// The queue: both ends and the free list.
 pub(crate) struct Queue<T> {
     head: CachePadded<End<T>>,
     tail: CachePadded<End<T>>,
-    /// Shared consumers inside an operation.
-    active: CachePadded<AtomicUsize>,
-    /// Segments the head has left while consumers were shared.
-    retired: AtomicPtr<Segment<T>>,
     /// Recycled segments, at most [`FREE_CAP`] (counted in `free_len`, which never undercounts).
     free: CachePadded<AtomicPtr<Segment<T>>>,
     free_len: AtomicUsize,
@@ -203,8 +203,6 @@ impl<T> Queue<T> {
                 index: AtomicUsize::new(0),
                 seg: AtomicPtr::new(seg),
             }),
-            active: CachePadded::new(AtomicUsize::new(0)),
-            retired: AtomicPtr::new(ptr::null_mut()),
             free: CachePadded::new(AtomicPtr::new(ptr::null_mut())),
             free_len: AtomicUsize::new(0),
             live: AtomicUsize::new(1),
@@ -251,7 +249,10 @@ impl<T> Queue<T> {
         }
         // SAFETY: owned, as above. Relaxed: the segment is published by a release store of
         // the link that makes it reachable.
-        unsafe { (*seg).next.store(ptr::null_mut(), Ordering::Relaxed) };
+        unsafe {
+            (*seg).next.store(ptr::null_mut(), Ordering::Relaxed);
+            (*seg).done.store(0, Ordering::Relaxed);
+        }
         seg
     }
 
@@ -299,20 +300,6 @@ impl<T> Queue<T> {
         unsafe {
             (*seg).link.store(ptr::null_mut(), Ordering::Relaxed);
             self.push_chain(&self.free, seg);
-        }
-    }
-
-    /// Recycles every segment of a chain linked through `link`.
-    ///
-    /// # Safety
-    /// As [`Queue::recycle`], for every segment of the chain.
-    unsafe fn recycle_chain(&self, mut seg: *mut Segment<T>) {
-        while !seg.is_null() {
-            // SAFETY: owned chain (the caller's contract); read the link before recycling.
-            let next = unsafe { (*seg).link.load(Ordering::Relaxed) };
-            // SAFETY: the caller's contract.
-            unsafe { self.recycle(seg) };
-            seg = next;
         }
     }
 
@@ -470,12 +457,6 @@ impl<T> Queue<T> {
             // SAFETY: every slot of the segment is read and `next` was seen set, so no producer
             // or consumer references it any more.
             unsafe { self.recycle(claim.seg) };
-            // Segments retired while consumers were shared: none of them is in use now.
-            if !self.retired.load(Ordering::Relaxed).is_null() {
-                let list = self.retired.swap(ptr::null_mut(), Ordering::Acquire);
-                // SAFETY: we are the only consumer and every former one has finished.
-                unsafe { self.recycle_chain(list) };
-            }
         } else {
             self.head.index.store(h + 1, Ordering::Release);
         }
@@ -516,11 +497,6 @@ impl<T> Queue<T> {
                 self.head.index.store(h + 2, Ordering::Release);
                 // SAFETY: every slot read and `next` seen: nobody references `seg`.
                 unsafe { self.recycle(seg) };
-                if !self.retired.load(Ordering::Relaxed).is_null() {
-                    let list = self.retired.swap(ptr::null_mut(), Ordering::Acquire);
-                    // SAFETY: we are the only consumer and every former one has finished.
-                    unsafe { self.recycle_chain(list) };
-                }
                 seg = next;
                 h += 2;
             } else {
@@ -589,54 +565,43 @@ impl<T> Queue<T> {
         (n, refused)
     }
 
-    /// Enters a shared consumer's operation (see the module's reclamation scheme).
-    #[inline]
-    pub(crate) fn enter(&self) {
-        self.active.fetch_add(1, Ordering::SeqCst);
+    /// Prepares the consumer side for the shared discipline: the head segment's `done` counts
+    /// the slots the single consumer has read in it.
+    ///
+    /// # Safety
+    /// Called by the only consumer, between operations, before a second consumer exists.
+    pub(crate) unsafe fn share_consumers(&self) {
+        // Relaxed: the other consumers receive their handles through a synchronising transfer.
+        let h = self.head.index.load(Ordering::Relaxed);
+        let seg = self.head.seg.load(Ordering::Relaxed);
+        // SAFETY: the head segment is live (the caller is the only consumer).
+        unsafe { (*seg).done.store(h % SEG, Ordering::Relaxed) };
     }
 
-    /// Leaves a shared consumer's operation; recycles retired segments at a grace period.
-    #[inline]
-    pub(crate) fn leave(&self) {
-        if self.active.fetch_sub(1, Ordering::SeqCst) == 1
-            && !self.retired.load(Ordering::SeqCst).is_null()
-        {
-            let list = self.retired.swap(ptr::null_mut(), Ordering::SeqCst);
-            if list.is_null() {
-                return;
-            }
-            if self.active.load(Ordering::SeqCst) == 0 {
-                // SAFETY: every segment of `list` was retired before this moment, at which no
-                // consumer was inside an operation; later entrants cannot reach them.
-                unsafe { self.recycle_chain(list) };
-            } else {
-                // SAFETY: we swapped the chain out, so it is ours to put back.
-                unsafe { self.push_chain(&self.retired, list) };
-            }
-        }
-    }
-
-    /// Shared-consumer claim, between [`Queue::enter`] and [`Queue::leave`].
+    /// Shared-consumer claim: a compare-and-swap on the head index, then a wait for the
+    /// producer to finish the slot if it claimed it but has not written it yet.
     pub(crate) fn claim_shared(&self) -> Option<Claim<T>> {
         let backoff = Backoff::new();
         loop {
-            let h = self.head.index.load(Ordering::SeqCst);
+            // Acquire: pairs with the release stores of a consumer moving the head, so `seg`
+            // below is at least the segment of `h`.
+            let h = self.head.index.load(Ordering::Acquire);
             if h % SEG == SEG - 1 {
                 // Another consumer is moving the head to the next segment.
                 backoff.snooze();
                 continue;
             }
-            let seg = self.head.seg.load(Ordering::SeqCst);
-            // SAFETY: `seg` was the head segment after we entered, so it is not recycled
-            // before we leave.
-            let slot = unsafe { &(*seg).slots[h % SEG] };
-            // Acquire: pairs with the producer's release, so the value is visible.
-            if slot.stamp.load(Ordering::Acquire) != h + 1 {
-                if self.head.index.load(Ordering::SeqCst) == h {
-                    return None; // `seg` was the segment of `h`, and `h` is not written.
-                }
-                continue;
+            let seg = self.head.seg.load(Ordering::Acquire);
+            // Acquire: with a single producer the tail is stored after the stamp, so a tail
+            // past `h` means the slot is written.
+            let t = self.tail.index.load(Ordering::Acquire);
+            if ordinal(t) <= ordinal(h) {
+                // The head never passes the tail and only grows, so at our tail load the
+                // head was `h` and equal to the tail: empty then.
+                return None;
             }
+            // Success proves the head was `h` from our load until now, so `seg` is the segment
+            // of `h` and our unread slot keeps it alive. `seg` is not dereferenced before.
             if self
                 .head
                 .index
@@ -647,19 +612,44 @@ impl<T> Queue<T> {
                 continue;
             }
             if h % SEG == LAST {
-                // SAFETY: live, as above. Acquire: `next` was stored before the stamp.
-                let next = unsafe { (*seg).next.load(Ordering::Acquire) };
-                debug_assert!(!next.is_null());
-                self.head.seg.store(next, Ordering::SeqCst);
-                self.head.index.store(h + 2, Ordering::SeqCst);
-                // Retire `seg`: others may still be looking at it.
-                // SAFETY: the head has left `seg`; it is ours to put on the retired list.
-                unsafe {
-                    (*seg).link.store(ptr::null_mut(), Ordering::Relaxed);
-                    self.push_chain(&self.retired, seg);
-                }
+                // A shared producer links `next` right after claiming this slot; wait for it.
+                let next = loop {
+                    // SAFETY: live, as above. Acquire: the next segment's reset before its use.
+                    let next = unsafe { (*seg).next.load(Ordering::Acquire) };
+                    if !next.is_null() {
+                        break next;
+                    }
+                    backoff.snooze();
+                };
+                // Release: the segment pointer before the index that lets consumers use it.
+                self.head.seg.store(next, Ordering::Release);
+                self.head.index.store(h + 2, Ordering::Release);
+            }
+            // SAFETY: live, as above.
+            let slot = unsafe { &(*seg).slots[h % SEG] };
+            // Acquire: pairs with the producer's release, so the value is visible. A shared
+            // producer may have claimed the slot and not written it yet.
+            while slot.stamp.load(Ordering::Acquire) != h + 1 {
+                backoff.snooze();
             }
             return Some(Claim { seg, index: h });
+        }
+    }
+
+    /// Completes a shared consumer's claim whose value has been moved out or dropped; the last
+    /// reader of a segment recycles it.
+    ///
+    /// # Safety
+    /// `claim` came from [`Queue::claim_shared`], and its value is gone.
+    pub(crate) unsafe fn finish_shared(&self, claim: Claim<T>) {
+        // AcqRel: our read of the slot before the count; the last reader acquires every other
+        // reader's count (a release sequence of RMWs) before it recycles.
+        // SAFETY: our counted-but-not-yet-added slot keeps the segment alive.
+        let done = unsafe { (*claim.seg).done.fetch_add(1, Ordering::AcqRel) } + 1;
+        if done == SEG - 1 {
+            // SAFETY: every slot is read, the head has left the segment (its last slot was
+            // claimed), and no producer has an unwritten slot in it: nobody references it.
+            unsafe { self.recycle(claim.seg) };
         }
     }
 }
@@ -693,8 +683,8 @@ impl<T> Drop for Queue<T> {
         }
         // SAFETY: the tail segment (now `seg`) holds no values left; nothing references it.
         unsafe { Segment::free(seg) };
-        for list in [&self.free, &self.retired] {
-            let mut s = list.load(Ordering::Relaxed);
+        {
+            let mut s = self.free.load(Ordering::Relaxed);
             while !s.is_null() {
                 // SAFETY: listed segments are owned by the queue, exclusive access.
                 let next = unsafe { (*s).link.load(Ordering::Relaxed) };

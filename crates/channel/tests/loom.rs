@@ -222,3 +222,32 @@ fn bounded_parking_both_sides() {
         p.join().unwrap();
     });
 }
+
+/// Many to many, with a consumer switch mid-segment: shared consumers count the slots they
+/// read, the last reader recycles the segment, and the producer reuses it while the other
+/// consumer may still be in its neighbour. Loom flags any access to a recycled slot.
+#[test]
+fn recycled_segment_reused_under_shared_consumers() {
+    model(|| {
+        let (tx, rx) = chan();
+        for i in 0..3 {
+            tx.send(i).unwrap();
+        }
+        assert_eq!(rx.try_recv(), Ok(0));
+        let rx2 = rx.clone(); // mid-segment: one slot already read
+        let tx2 = tx.clone();
+        let c = thread::spawn(move || take_some(&rx2, 2));
+        let p = thread::spawn(move || {
+            for i in 3..6 {
+                tx2.send(i).unwrap();
+            }
+        });
+        let mut got = take_some(&rx, 2);
+        got.extend(c.join().unwrap());
+        p.join().unwrap();
+        drop(tx);
+        drain_in_order(&rx, &mut got);
+        got.sort_unstable();
+        assert_eq!(got, vec![1, 2, 3, 4, 5]);
+    });
+}
