@@ -170,9 +170,14 @@ pub(crate) fn free_node(n: &'static QNode) {
             }
         })
     });
-    if kept {
-        return;
+    if !kept {
+        push_global(n);
     }
+}
+
+/// Pushes a free node onto the global pool (under loom, which has no global pool, drops it:
+/// the node leaks, which a model run tolerates).
+fn push_global(n: *mut QNode) {
     #[cfg(not(loom))]
     {
         let mut head = pool::FREE.load(std::sync::atomic::Ordering::Relaxed);
@@ -191,6 +196,8 @@ pub(crate) fn free_node(n: &'static QNode) {
             }
         }
     }
+    #[cfg(loom)]
+    let _ = n;
 }
 
 /// The MCS lock with the head in the lock body, generic over its waiting policy.

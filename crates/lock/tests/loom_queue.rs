@@ -88,7 +88,7 @@ fn critical<L: Lock>(sh: &Shared<L>) {
 
 /// `threads` threads (the model's main thread included) each take the lock `each` times.
 fn model<L: Lock>(threads: usize, each: usize) {
-    let mut b = builder(threads);
+    let b = builder(threads);
     b.check(move || {
         let sh = Arc::new(Shared {
             lock: L::make(),
@@ -120,7 +120,7 @@ fn model<L: Lock>(threads: usize, each: usize) {
 
 /// try_lock racing lock: whoever wins, the counts add up and the lock ends free.
 fn model_try<L: Lock>() {
-    let mut b = builder(2);
+    let b = builder(2);
     b.check(|| {
         let sh = Arc::new(Shared {
             lock: L::make(),
@@ -194,7 +194,7 @@ models! {
 /// Multi-waiting: the main thread holds two Hemlocks; one waiter per lock waits on its single
 /// Grant; each must be admitted by the release of its own lock.
 fn model_multi<L: Lock>() {
-    let mut b = builder(3);
+    let b = builder(3);
     b.check(|| {
         let a = Arc::new(Shared {
             lock: L::make(),
