@@ -201,6 +201,7 @@ pub(crate) mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore)] // file system
     fn json_round_trip() {
         let r = tiny_report();
         let text = serde_json::to_string_pretty(&r).unwrap();
@@ -215,6 +216,7 @@ pub(crate) mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore)] // file system
     fn wrong_schema_is_rejected() {
         let mut r = tiny_report();
         r.schema = "other/9".into();

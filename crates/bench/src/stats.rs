@@ -156,6 +156,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore)] // 2000 resamples of 500 values: minutes under Miri
     fn bootstrap_interval_shrinks_with_more_data() {
         let mut rng = SplitMix64::new(1);
         let small: Vec<f64> = (0..5).map(|_| (rng.next_u64() % 1000) as f64).collect();
