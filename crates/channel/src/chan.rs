@@ -754,7 +754,8 @@ impl<T> Clone for Receiver<T> {
     #[track_caller]
     fn clone(&self) -> Self {
         // Relaxed: as in `Sender::clone`.
-        if self.chan.counts.receivers.load(Ordering::Relaxed) == 1 {
+        // Acquire: departed receivers' reads and counts happen before we seed the count.
+        if self.chan.counts.receivers.load(Ordering::Acquire) == 1 {
             // SAFETY: one receiver exists, ours, on this thread and between operations (`clone`
             // takes `&self` of a `!Sync` handle, and a `RecvGuard` borrows it mutably).
             unsafe { self.chan.queue.share_consumers() };
