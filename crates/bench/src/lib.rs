@@ -5,6 +5,26 @@
 //! interleaved repetitions, and writes tables, a JSON file with every raw sample, SVG plots and a
 //! Markdown report.
 //!
+//! # Commands
+//!
+//! ```text
+//! welltempered                       # = report --quick (what `cargo run --release` runs)
+//! welltempered report [--only mutex] # every section; --quick for the ~2-3 minute version
+//! welltempered mutex [--locks hemlock,mcs,std,parking_lot] [--threads 1,2,64]
+//!                    [--workload max,moderate] [--cs 0,100ns,1us,10us] [--duration 100ms]
+//!                    [--reps 5] [--no-latency] [--isolate]
+//! welltempered compare a.json b.json ...   # cross-machine table
+//! global options: --quick, --quiet/-q, --json PATH, --out DIR (default: beside --json, else results/)
+//! ```
+//!
+//! Every run prints its tables on stdout and writes `<out>/<command>.json` (or `--json PATH`),
+//! `<out>/<command>.md` and one SVG plot per thread sweep. The JSON format is [`model::Report`]
+//! (schema `welltempered-report/1`): `host` (CPU, cores, kernel, rustc, crate versions, PMU,
+//! UTC date), `config`, and `sections[]`, each with `groups[]` (one experiment cell: `id`,
+//! `params`, `metric`, `variants`) holding `reps[]` (the rotated `order` and one raw `samples[]`
+//! entry per variant: `value`, `ops`, `wall_s`, `cpu_s`, `vcsw`, `ivcsw`, `hw` with `null` where
+//! not counted, `per_thread`, `child`, `extra`). Summaries are recomputed from the raw samples.
+//!
 //! ```
 //! use welltempered_bench::stats::estimate;
 //!

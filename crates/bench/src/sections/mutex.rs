@@ -916,6 +916,18 @@ mod tests {
     }
 
     #[test]
+    fn every_lock_of_the_lock_crate_is_wired_in() {
+        // Ours are exactly the crate's LockKind names (in its order), so a lock added there and
+        // not here fails this test.
+        let ours: Vec<&str> = locks().iter().filter(|e| e.ours).map(|e| e.name).collect();
+        let kinds: Vec<String> = wl::LockKind::ALL.iter().map(|k| k.to_string()).collect();
+        assert_eq!(ours, kinds);
+        for name in ours {
+            assert_eq!(name.parse::<wl::LockKind>().map(|k| k.name()), Ok(name));
+        }
+    }
+
+    #[test]
     fn calibration_is_positive() {
         assert!(busy_iters_per_ns() > 0.0);
         assert_eq!(busy_iters(0), 0);
