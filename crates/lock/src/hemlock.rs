@@ -7,17 +7,24 @@
 //! Guarantees: FIFO admission (in the order of the `swap` on the tail); starvation-free;
 //! context-free (nothing flows from lock to unlock); not lock-free (it is a lock). Space: the
 //! lock body is one word, 8 bytes, all-zero when unlocked; each thread owns one `Grant`, a
-//! 128-byte, cache-line-aligned block in a `const`-initialised thread-local without
-//! destructor, whatever the number of locks it holds or waits for.
+//! 128-byte, cache-line-aligned block, whatever the number of locks it holds or waits for.
+//!
+//! Where the Grant lives: the thread reaches it through a `const`-initialised, destructor-free
+//! thread-local pointer, and the Grant itself is a heap block allocated on the thread's first
+//! Hemlock operation and never freed (128 bytes per thread that ever used a Hemlock). A Grant
+//! embedded in the thread-local block would be freed at thread exit, and `lock_api` requires
+//! that forgetting a guard be safe: a thread that exits holding a lock (a forgotten guard)
+//! leaves its Grant in the lock's tail, and the next thread to lock it reads that Grant. With a
+//! leaked Grant that thread merely waits forever (a deadlock, not undefined behaviour). Every
+//! Grant is linked into a global list, so none is unreachable.
 //!
 //! Protocol. `lock`: swap our Grant into the tail; if the previous tail (the predecessor) is
 //! null we own the lock, else we wait until the predecessor's Grant holds this lock's address
 //! and CAS it back to null (the acknowledgement). `unlock`: if the tail is still our Grant, CAS
 //! it to null; else store this lock's address into our Grant and wait until the successor has
-//! cleared it. The Grant is therefore free again whenever `unlock` returns, and a predecessor's
-//! Grant cannot disappear (its thread cannot exit) while a successor still reads it: the
-//! predecessor is blocked in `unlock` until the successor's acknowledgement, which is the
-//! successor's last access.
+//! cleared it. The Grant is therefore free again whenever `unlock` returns: the predecessor is
+//! blocked in `unlock` until the successor's acknowledgement, which is the successor's last
+//! access to the predecessor's Grant.
 //!
 //! Multi-waiting: a thread holding several contended Hemlocks has one waiter per lock spinning
 //! (or sleeping) on its single Grant; each waits for its *own* lock's address to appear, so a
@@ -33,7 +40,7 @@
 //! spinning, then a sleep announced *inside the Grant word* (tag bit `SLEEP` beside the lock
 //! address, possible since a lock is 8-byte aligned): the successor's acknowledging CAS sees the
 //! tag, moves the word to `WAKE`, bumps the futex word, wakes the releaser and only then stores
-//! null, so the Grant outlives every access the successor makes to it.
+//! null, so the Grant is reused only after every access the successor makes to it.
 //!
 //! The guard is [`lock_api::GuardNoSend`]: `unlock` uses the calling thread's Grant, so an
 //! unlock on another thread would hand over a Grant nobody waits on and hang. A guard therefore
@@ -53,6 +60,7 @@ use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Ordering, yield_now};
 use crate::wait::{Spin, SpinThenPark, Wait, impl_raw_mutex, notify};
 use core::marker::PhantomData;
 use core::ptr;
+use std::cell::Cell;
 
 /// Tag in a Grant word: the releaser sleeps waiting for the acknowledgement of this hand-over.
 pub(crate) const SLEEP: usize = 1;
@@ -103,19 +111,53 @@ impl Grant {
 
 #[cfg(not(loom))]
 std::thread_local! {
-    static GRANT: Grant = const { Grant::new() };
+    static GRANT: Cell<*const Grant> = const { Cell::new(ptr::null()) };
 }
 
 #[cfg(loom)]
 loom::thread_local! {
-    static GRANT: Grant = Grant::new();
+    static GRANT: Cell<*const Grant> = Cell::new(ptr::null());
 }
 
-/// The calling thread's Grant. Valid until the thread exits; [`Hemlock`] and [`crate::HemlockAh`]
-/// never let another thread touch it after the owner could have returned from `unlock`.
+/// Every Grant ever allocated, linked through `Grant::link` (push only): they stay reachable.
+#[cfg(not(loom))]
+static ALL_GRANTS: std::sync::atomic::AtomicPtr<Grant> =
+    std::sync::atomic::AtomicPtr::new(ptr::null_mut());
+
+/// Allocates a Grant that is never freed and records it in the list of all Grants.
+#[cold]
+pub(crate) fn leak_grant() -> *const Grant {
+    let g = Box::into_raw(Box::new(Grant::new()));
+    #[cfg(not(loom))]
+    {
+        use std::sync::atomic::Ordering as O;
+        let mut head = ALL_GRANTS.load(O::Relaxed);
+        loop {
+            // SAFETY: `g` is ours alone until the CAS below publishes it.
+            unsafe { &*g }.link.store(head, Ordering::Relaxed);
+            // Release: publishes the link to whoever walks the list.
+            match ALL_GRANTS.compare_exchange_weak(head, g, O::Release, O::Relaxed) {
+                Ok(_) => break,
+                Err(h) => head = h,
+            }
+        }
+    }
+    g.cast_const()
+}
+
+/// The calling thread's Grant for [`Hemlock`] and [`crate::HemlockAh`]: allocated on the
+/// thread's first use and never freed, so valid forever (see the module documentation).
 #[inline]
 pub(crate) fn self_grant() -> *const Grant {
-    GRANT.with(|g| g as *const Grant)
+    GRANT.with(|c| {
+        let g = c.get();
+        if !g.is_null() {
+            return g;
+        }
+        let g = leak_grant();
+        c.set(g);
+        g
+    })
 }
 
 /// Successor side: takes lock `l` from `pred` if `pred` has handed it over (CTR: the poll is a
@@ -305,9 +347,7 @@ impl<W: Wait> Hemlock<W> {
             record_acquire(StatKind::Hemlock, false);
             return;
         }
-        // SAFETY: `pred` is the Grant of a live thread: it is that thread's thread-local, and
-        // that thread cannot finish `unlock` of this lock (nor exit) until we acknowledge,
-        // which is our last access (see `try_take`).
+        // SAFETY: a non-null tail is a Grant from `self_grant`, which are never freed.
         let pred = unsafe { &*pred };
         await_grant::<W>(pred, self.addr());
         record_acquire(StatKind::Hemlock, true);
@@ -352,7 +392,7 @@ impl<W: Wait> Hemlock<W> {
         {
             return;
         }
-        // SAFETY: our own thread-local Grant, alive while this thread runs.
+        // SAFETY: our own Grant, never freed.
         let me = unsafe { &*me_ptr };
         hand_over::<W>(me, self.addr());
         await_ack::<W>(me);
@@ -446,6 +486,34 @@ mod tests {
         // SAFETY: Hemlock is a single AtomicPtr; reading its bytes is reading a pointer.
         let bits: usize = unsafe { core::mem::transmute_copy(&l) };
         assert_eq!(bits, 0);
+    }
+
+    #[test]
+    fn forgotten_guard_of_exited_thread_is_safe() {
+        // A thread exits holding the lock (a forgotten guard): its Grant stays in the tail.
+        static L: HemlockPark = Hemlock::new();
+        std::thread::spawn(|| L.lock()).join().unwrap();
+        assert!(L.is_locked());
+        assert!(!L.try_lock());
+        let dead = L.queue_probe();
+        // A waiter now queues behind the exited thread and reads its Grant, which must still
+        // be valid memory (Miri checks this).
+        let w = std::thread::spawn(|| {
+            L.lock();
+            // SAFETY: locked above on this thread.
+            unsafe { L.unlock() };
+        });
+        while L.queue_probe() == dead {
+            std::thread::yield_now();
+        }
+        assert!(!L.try_lock());
+        // Release on the exited thread's behalf through its Grant, so the waiter can finish.
+        // SAFETY: the tail held a Grant from `self_grant`, which are never freed.
+        let g = unsafe { &*(dead as *const Grant) };
+        hand_over::<SpinThenPark>(g, L.addr());
+        await_ack::<SpinThenPark>(g);
+        w.join().unwrap();
+        assert!(!L.is_locked());
     }
 
     #[test]

@@ -102,8 +102,7 @@ impl<W: Wait> HemlockAh<W> {
             record_acquire(StatKind::HemlockAh, false);
             return;
         }
-        // SAFETY: `pred` is a live thread's Grant: that thread waits in `unlock` for our
-        // acknowledgement, our last access, before it can return (and exit).
+        // SAFETY: a non-null tail is a Grant from `self_grant`, which are never freed.
         let pred = unsafe { &*pred };
         await_grant::<W>(pred, self.addr());
         record_acquire(StatKind::HemlockAh, true);
@@ -135,7 +134,7 @@ impl<W: Wait> HemlockAh<W> {
     #[inline]
     pub unsafe fn unlock(&self) {
         let me_ptr = self_grant().cast_mut();
-        // SAFETY: our own thread-local Grant, alive while this thread runs.
+        // SAFETY: our own Grant, never freed.
         let me = unsafe { &*me_ptr };
         let l = self.addr();
         // Listing 4 line 12: the speculative hand-over. Release: our critical section

@@ -15,10 +15,10 @@
 //! a thread; a destructor-free thread-local cannot do that, so Overlap Grants are leaked heap
 //! blocks, one per thread that ever used an Overlap lock, allocated on its first use and never
 //! freed (128 bytes per such thread; every one is linked into a global list, so it stays
-//! reachable). A tardy successor therefore always writes valid memory. No steady-state lock
+//! reachable), like Hemlock's own Grants. A tardy successor therefore always writes valid memory. No steady-state lock
 //! operation allocates.
 
-use crate::hemlock::{Grant, TAGS, await_ack, await_grant, hand_over};
+use crate::hemlock::{Grant, TAGS, await_ack, await_grant, hand_over, leak_grant};
 use crate::stats::{StatKind, record_acquire};
 use crate::sync::{AtomicPtr, Ordering};
 use crate::wait::{Spin, SpinThenPark, Wait, impl_raw_mutex};
@@ -36,11 +36,6 @@ loom::thread_local! {
     static OVERLAP_GRANT: Cell<*const Grant> = Cell::new(ptr::null());
 }
 
-/// Every Overlap Grant ever allocated, linked through `Grant::link` (push only).
-#[cfg(not(loom))]
-static ALL_GRANTS: std::sync::atomic::AtomicPtr<Grant> =
-    std::sync::atomic::AtomicPtr::new(ptr::null_mut());
-
 /// The calling thread's Overlap Grant (leaked, so valid forever).
 #[inline]
 fn overlap_grant() -> &'static Grant {
@@ -49,25 +44,11 @@ fn overlap_grant() -> &'static Grant {
         if !g.is_null() {
             return g;
         }
-        let g = Box::into_raw(Box::new(Grant::new()));
-        #[cfg(not(loom))]
-        {
-            use std::sync::atomic::Ordering as O;
-            let mut head = ALL_GRANTS.load(O::Relaxed);
-            loop {
-                // SAFETY: `g` is ours alone until published.
-                unsafe { &*g }.link.store(head, Ordering::Relaxed);
-                // Release: publishes the link.
-                match ALL_GRANTS.compare_exchange_weak(head, g, O::Release, O::Relaxed) {
-                    Ok(_) => break,
-                    Err(h) => head = h,
-                }
-            }
-        }
+        let g = leak_grant();
         c.set(g);
-        g.cast_const()
+        g
     });
-    // SAFETY: Overlap Grants are leaked, never freed.
+    // SAFETY: Grants from `leak_grant` are never freed.
     unsafe { &*g }
 }
 
