@@ -203,6 +203,15 @@ pub fn markdown(report: &Report, plots: &BTreeMap<String, Vec<(String, PathBuf)>
     ));
     for s in &report.sections {
         md.push_str(&format!("\n## {}\n", s.title));
+        md.push_str(&format!(
+            "\n<details><summary>{} options</summary>\n\n```json\n{}\n```\n</details>\n",
+            s.name,
+            serde_json::to_string_pretty(&s.config).unwrap_or_default()
+        ));
+        for sw in sweeps(s) {
+            md.push_str(&format!("\n### {}: {}\n\n", s.title, sw.label));
+            md.push_str(&crate::summary::sweep_table(s, &sw).to_markdown());
+        }
         for (label, path) in plots.get(&s.name).into_iter().flatten() {
             let file = path
                 .file_name()

@@ -197,9 +197,56 @@ impl Table {
     }
 }
 
-/// All tables of a section as plain text, each under its group title.
+/// The overview of one sweep: a row per variant, a column per swept value, each cell the median
+/// figure and, in parentheses, the median paired ratio to the section's first baseline.
+pub fn sweep_table(section: &Section, sweep: &crate::output::Sweep) -> Table {
+    let x = section.sweep.clone().unwrap_or_default();
+    let groups: Vec<&Group> = sweep
+        .points
+        .iter()
+        .map(|&(_, i)| &section.groups[i])
+        .collect();
+    let base = section.baselines.first();
+    let mut header = vec![format!(
+        "{} by {x}{}",
+        groups.first().map_or("", |g| g.metric.unit.as_str()),
+        base.map_or(String::new(), |b| format!(" (vs {b})"))
+    )];
+    header.extend(sweep.points.iter().map(|p| format!("{}", p.0)));
+    let variants = groups
+        .first()
+        .map(|g| g.variants.clone())
+        .unwrap_or_default();
+    let rows = variants
+        .iter()
+        .map(|v| {
+            let mut cells = vec![v.clone()];
+            for g in &groups {
+                let value = median(
+                    &g.reps
+                        .iter()
+                        .filter_map(|r| r.sample(v).map(|s| s.value))
+                        .collect::<Vec<_>>(),
+                );
+                let ratio = base.and_then(|b| median(&paired_ratios(g, v, b)));
+                cells.push(match ratio {
+                    Some(r) => format!("{} ({r:.2})", fmt_value(value)),
+                    None => fmt_value(value),
+                });
+            }
+            cells
+        })
+        .collect();
+    Table { header, rows }
+}
+
+/// All tables of a section as plain text: the sweep overviews, then each group under its title.
 pub fn section_text(section: &Section) -> String {
     let mut out = format!("== {} ==\n", section.title);
+    for sw in crate::output::sweeps(section) {
+        out.push_str(&format!("\n{}: {}\n", section.title, sw.label));
+        out.push_str(&sweep_table(section, &sw).to_text());
+    }
     for g in &section.groups {
         out.push_str(&format!("\n{}  ({} reps)\n", g.title, g.reps.len()));
         out.push_str(&group_table(section, g).to_text());
@@ -295,6 +342,22 @@ mod tests {
         assert!(text.lines().count() == 4, "{text}");
         let md = t.to_markdown();
         assert!(md.starts_with("| variant |"));
+    }
+
+    #[test]
+    fn sweep_overview_has_a_column_per_thread_count() {
+        let mut r = tiny_report();
+        let s = &mut r.sections[0];
+        let mut g4 = s.groups[0].clone();
+        g4.id = "t4".into();
+        g4.params.insert("threads".into(), serde_json::json!(4));
+        s.groups.push(g4);
+        let sw = crate::output::sweeps(s);
+        let t = sweep_table(s, &sw[0]);
+        assert_eq!(t.header, ["M/s by threads (vs std)", "2", "4"]);
+        let spin = t.rows.iter().find(|r| r[0] == "spin").unwrap();
+        assert_eq!(spin[1], "2.00 (2.00)");
+        assert!(section_text(s).contains("M/s by threads"));
     }
 
     #[test]
