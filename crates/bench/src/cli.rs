@@ -280,6 +280,10 @@ fn execute(
         }),
         sections,
     };
+    // Files first, so a closed stdout cannot lose the measurements.
+    let (json_path, dir) = output_paths(json, dir, stem);
+    report.save(&json_path)?;
+    let md = output::write_files(&report, &dir, stem)?;
     let h = &report.host;
     writeln!(
         out,
@@ -300,9 +304,6 @@ fn execute(
     for s in &report.sections {
         writeln!(out, "\n{}", section_text(s)).map_err(io)?;
     }
-    let (json_path, dir) = output_paths(json, dir, stem);
-    report.save(&json_path)?;
-    let md = output::write_files(&report, &dir, stem)?;
     writeln!(
         out,
         "\nwrote {} and {} (plots beside it); took {:.1} s",
