@@ -4,7 +4,8 @@
 //! **Algorithm.** The eventcount of WTC's `runtime/waiter.hpp` (after Vyukov's), over a mutex
 //! and a condition variable. A waiter announces itself (`waiters += 1`), reads the epoch,
 //! re-checks its condition, and sleeps only while the epoch is unchanged. A notifier publishes
-//! its change, issues a `SeqCst` fence, and only if `waiters > 0` bumps the epoch (under the
+//! its change, issues a fence (the light side of an asymmetric pair, `fence.rs`, whose heavy side the
+//! waiter issues), and only if `waiters > 0` bumps the epoch (under the
 //! mutex) and wakes everyone. The announcement and the notifier's fence are a Dekker pair: either
 //! the notifier sees the waiter, or the waiter's re-check sees the change. No lost wake-ups;
 //! spurious ones are possible and callers loop.
@@ -12,7 +13,8 @@
 //! **Guarantees.** Blocking by nature. Three words, a mutex and a condition variable per
 //! eventcount; nothing per thread.
 
-use crate::sync::{AtomicUsize, Condvar, Mutex, Ordering, fence};
+use crate::fence;
+use crate::sync::{AtomicUsize, Condvar, Mutex, Ordering};
 use std::time::Instant;
 
 /// See the module documentation.
@@ -30,6 +32,7 @@ pub(crate) struct Key(usize);
 impl EventCount {
     /// An eventcount with no waiters.
     pub(crate) fn new() -> Self {
+        fence::init();
         Self {
             waiters: AtomicUsize::new(0),
             epoch: AtomicUsize::new(0),
@@ -42,8 +45,9 @@ impl EventCount {
     /// [`EventCount::cancel`].
     pub(crate) fn prepare(&self) -> Key {
         self.waiters.fetch_add(1, Ordering::SeqCst);
-        // The waiter's half of the Dekker pair: the announcement before the re-check.
-        fence(Ordering::SeqCst);
+        // The waiter's half of the Dekker pair: the announcement before the re-check. The
+        // heavy side of an asymmetric fence (`fence.rs`): a waiter has already spun.
+        fence::heavy();
         Key(self.epoch.load(Ordering::SeqCst))
     }
 
@@ -82,8 +86,9 @@ impl EventCount {
     /// Wakes every sleeper if there is one. Call after publishing the change.
     #[inline]
     pub(crate) fn notify(&self) {
-        // The notifier's half of the Dekker pair: the change before the check for waiters.
-        fence(Ordering::SeqCst);
+        // The notifier's half of the Dekker pair: the change before the check for waiters; the
+        // light side of the asymmetric fence.
+        fence::light();
         if self.waiters.load(Ordering::Relaxed) > 0 {
             self.notify_all();
         }

@@ -38,6 +38,7 @@
 mod chan;
 pub mod error;
 mod eventcount;
+mod fence;
 pub mod progress;
 mod queue;
 mod remark;

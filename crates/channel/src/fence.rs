@@ -1,0 +1,151 @@
+//! Asymmetric fences: a cheap fence for the frequent side of a Dekker pair and an expensive one
+//! for the rare side.
+//!
+//! **Algorithm.** Linux `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)` (the scheme of liburcu
+//! and folly's `asymmetricHeavyBarrier`): the heavy side makes every running thread of the
+//! process execute a full memory barrier, so the light side needs only a compiler fence. Here
+//! the light side is every send's check for a sleeping receiver and the heavy side is a
+//! receiver about to sleep, which has already spun. Where `membarrier` is unavailable (other
+//! systems, seccomp, loom, Miri) both sides use a `SeqCst` fence.
+//!
+//! **Guarantees.** Either way, for a light fence L and a heavy fence H, the accesses before one
+//! are visible to the accesses after the other, as with two `SeqCst` fences. One process-wide
+//! byte of state.
+
+use crate::sync::{Ordering, fence};
+
+#[cfg(all(target_os = "linux", not(loom), not(miri)))]
+mod imp {
+    use core::sync::atomic::{AtomicU8, Ordering};
+
+    const CMD_QUERY: libc::c_int = 0;
+    const CMD_PRIVATE_EXPEDITED: libc::c_int = 1 << 3;
+    const CMD_REGISTER_PRIVATE_EXPEDITED: libc::c_int = 1 << 4;
+
+    const UNKNOWN: u8 = 0;
+    const AVAILABLE: u8 = 1;
+    const UNAVAILABLE: u8 = 2;
+
+    /// Whether the heavy side uses `membarrier` (and so the light side may skip its fence).
+    static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+    fn membarrier(cmd: libc::c_int) -> libc::c_long {
+        // SAFETY: `membarrier` takes two integers and touches no memory of ours.
+        unsafe {
+            libc::syscall(
+                libc::SYS_membarrier,
+                cmd,
+                0 as libc::c_uint,
+                0 as libc::c_int,
+            )
+        }
+    }
+
+    /// Registers the process for expedited private barriers, once. Must run before the first
+    /// light fence that skips the hardware fence, which it does: the state only becomes
+    /// `AVAILABLE` here, and a light fence that saw `UNKNOWN` used a full fence.
+    pub(super) fn init() {
+        if STATE.load(Ordering::Acquire) != UNKNOWN {
+            return;
+        }
+        let q = membarrier(CMD_QUERY);
+        let ok = q >= 0
+            && q & (CMD_PRIVATE_EXPEDITED as libc::c_long) != 0
+            && membarrier(CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+        // Release/acquire: registration happens before anyone sees `AVAILABLE`.
+        let _ = STATE.compare_exchange(
+            UNKNOWN,
+            if ok { AVAILABLE } else { UNAVAILABLE },
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+    }
+
+    #[inline(always)]
+    pub(super) fn available() -> bool {
+        // Relaxed: a stale `UNKNOWN` only makes the light side use a full fence.
+        STATE.load(Ordering::Relaxed) == AVAILABLE
+    }
+
+    /// Returns whether the barrier was issued.
+    pub(super) fn heavy() -> bool {
+        available() && membarrier(CMD_PRIVATE_EXPEDITED) == 0
+    }
+}
+
+#[cfg(not(all(target_os = "linux", not(loom), not(miri))))]
+mod imp {
+    pub(super) fn init() {}
+    #[inline(always)]
+    pub(super) fn available() -> bool {
+        false
+    }
+    pub(super) fn heavy() -> bool {
+        false
+    }
+}
+
+/// Prepares the heavy side (registers with the kernel once per process).
+pub(crate) fn init() {
+    imp::init();
+}
+
+/// The light fence: a compiler fence when the heavy side uses `membarrier`, else `SeqCst`.
+#[inline(always)]
+pub(crate) fn light() {
+    if imp::available() {
+        core::sync::atomic::compiler_fence(Ordering::SeqCst);
+    } else {
+        fence(Ordering::SeqCst);
+    }
+}
+
+/// The heavy fence: `membarrier` when available, else `SeqCst`.
+pub(crate) fn heavy() {
+    // A SeqCst fence as well, for this thread's own accesses on either path.
+    fence(Ordering::SeqCst);
+    let _ = imp::heavy();
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+    /// The store-buffer litmus test: with a light fence on one side and a heavy one on the
+    /// other, the two loads never both miss the other side's store.
+    #[test]
+    fn light_and_heavy_forbid_the_store_buffer_outcome() {
+        init();
+        let rounds = if cfg!(miri) { 20 } else { 2_000 };
+        let x = AtomicUsize::new(0);
+        let y = AtomicUsize::new(0);
+        let go = AtomicUsize::new(0);
+        let done = AtomicUsize::new(0);
+        let r1 = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for i in 1..=rounds {
+                    while go.load(Ordering::Acquire) != i {
+                        std::hint::spin_loop();
+                    }
+                    x.store(i, Relaxed);
+                    light();
+                    r1.store(y.load(Relaxed), Relaxed);
+                    done.store(i, Ordering::Release);
+                }
+            });
+            for i in 1..=rounds {
+                go.store(i, Ordering::Release);
+                y.store(i, Relaxed);
+                heavy();
+                let r2 = x.load(Relaxed);
+                while done.load(Ordering::Acquire) != i {
+                    std::hint::spin_loop();
+                }
+                let r1 = r1.load(Relaxed);
+                assert!(r1 == i || r2 == i, "both loads missed in round {i}");
+            }
+        });
+    }
+}
