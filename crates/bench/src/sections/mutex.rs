@@ -504,7 +504,8 @@ pub struct MutexArgs {
     /// Workloads [default: max,moderate].
     #[arg(long, value_delimiter = ',', value_enum)]
     pub workload: Option<Vec<Workload>>,
-    /// Busy work inside the lock, e.g. 0,100ns,1us,10us [default: 0,100ns,1us,10us; quick: 0].
+    /// Busy work inside the lock, e.g. 0,100ns,1us,10us, for every workload [default:
+    /// 0,100ns,1us,10us on max and 0 on moderate; quick: 0].
     #[arg(long, value_delimiter = ',', value_parser = parse_duration)]
     pub cs: Option<Vec<Duration>>,
     /// Measured window of each run, e.g. 200ms [default: 100ms; quick: 30ms].
@@ -532,6 +533,10 @@ pub struct Plan {
     pub workloads: Vec<Workload>,
     /// Busy work inside the lock, nanoseconds.
     pub cs_ns: Vec<u64>,
+    /// The (workload, critical-section work) pairs that run: every pair of `workloads` and
+    /// `cs_ns`, except by default, where the sweep runs on the `max` workload only (omp0's sweep)
+    /// and `moderate` keeps the paper's critical section.
+    pub cells: Vec<(Workload, u64)>,
     /// Window per run, nanoseconds.
     pub duration_ns: u64,
     /// Repetitions.
@@ -589,11 +594,21 @@ impl MutexArgs {
         if duration.is_zero() {
             return Err(Error::new("--duration must be more than 0"));
         }
+        let cs_ns: Vec<u64> = cs.iter().map(|d| d.as_nanos() as u64).collect();
+        let mut cells = Vec::new();
+        for &w in &workloads {
+            for &c in &cs_ns {
+                if self.cs.is_some() || w == Workload::Max || c == 0 {
+                    cells.push((w, c));
+                }
+            }
+        }
         Ok(Plan {
             locks,
             threads,
             workloads,
-            cs_ns: cs.iter().map(|d| d.as_nanos() as u64).collect(),
+            cs_ns,
+            cells,
             duration_ns: duration.as_nanos() as u64,
             reps: self.reps.unwrap_or(if quick { 3 } else { 5 }),
             latency: !self.no_latency,
@@ -643,44 +658,42 @@ pub fn groups(plan: &Plan) -> Vec<(Group, Spec)> {
             },
         ));
     }
-    for &w in &plan.workloads {
-        for &cs in &plan.cs_ns {
-            for &t in &plan.threads {
-                let mut params = BTreeMap::new();
-                params.insert("workload".to_string(), serde_json::json!(w.name()));
-                params.insert("cs_ns".to_string(), serde_json::json!(cs));
-                params.insert("threads".to_string(), serde_json::json!(t));
-                let what = match w {
-                    Workload::Max => "maximum contention",
-                    Workload::Moderate => "moderate contention",
-                };
-                out.push((
-                    Group {
-                        id: format!("{}/cs={}/t={t}", w.name(), fmt_ns(cs)),
-                        title: format!("{what}, critical section +{}, {t} threads", fmt_ns(cs)),
-                        params,
-                        metric: Metric {
-                            unit: "M/s".into(),
-                            higher_is_better: true,
-                            op: "acq".into(),
-                        },
-                        variants: variants.clone(),
-                        reps: Vec::new(),
+    for &(w, cs) in &plan.cells {
+        for &t in &plan.threads {
+            let mut params = BTreeMap::new();
+            params.insert("workload".to_string(), serde_json::json!(w.name()));
+            params.insert("cs_ns".to_string(), serde_json::json!(cs));
+            params.insert("threads".to_string(), serde_json::json!(t));
+            let what = match w {
+                Workload::Max => "maximum contention",
+                Workload::Moderate => "moderate contention",
+            };
+            out.push((
+                Group {
+                    id: format!("{}/cs={}/t={t}", w.name(), fmt_ns(cs)),
+                    title: format!("{what}, critical section +{}, {t} threads", fmt_ns(cs)),
+                    params,
+                    metric: Metric {
+                        unit: "M/s".into(),
+                        higher_is_better: true,
+                        op: "acq".into(),
                     },
-                    Spec {
-                        lock: String::new(),
-                        workload: Some(w),
-                        cs_ns: cs,
-                        cs_iters: if cs == 0 {
-                            0
-                        } else {
-                            ((cs as f64 * plan.busy_iters_per_ns).round() as u64).max(1)
-                        },
-                        threads: t,
-                        duration_ns: plan.duration_ns,
+                    variants: variants.clone(),
+                    reps: Vec::new(),
+                },
+                Spec {
+                    lock: String::new(),
+                    workload: Some(w),
+                    cs_ns: cs,
+                    cs_iters: if cs == 0 {
+                        0
+                    } else {
+                        ((cs as f64 * plan.busy_iters_per_ns).round() as u64).max(1)
                     },
-                ));
-            }
+                    threads: t,
+                    duration_ns: plan.duration_ns,
+                },
+            ));
         }
     }
     out
@@ -800,6 +813,8 @@ mod tests {
         assert_eq!(p.threads, [1, 2, 64]);
         assert_eq!(p.workloads, [Workload::Max, Workload::Moderate]);
         assert_eq!(p.cs_ns, [0, 100]);
+        // An explicit --cs applies to every workload.
+        assert_eq!(p.cells.len(), 4);
         assert_eq!(p.duration_ns, 200_000_000);
         assert_eq!(p.reps, 7);
     }
@@ -830,6 +845,17 @@ mod tests {
         assert!(quick.locks.contains(&"std".to_string()));
         assert!(quick.threads.contains(&64) && full.threads.contains(&64));
         assert!(groups(&quick).len() < groups(&full).len());
+        // By default the critical-section sweep runs on the max workload only.
+        assert_eq!(
+            full.cells,
+            [
+                (Workload::Max, 0),
+                (Workload::Max, 100),
+                (Workload::Max, 1000),
+                (Workload::Max, 10_000),
+                (Workload::Moderate, 0)
+            ]
+        );
         // Group ids are unique.
         let g = groups(&full);
         let mut ids: Vec<&str> = g.iter().map(|(g, _)| g.id.as_str()).collect();
