@@ -8,7 +8,9 @@
 //! On other targets, and under loom (which cannot model a kernel wait queue), `wait` yields once
 //! and returns: a legal spurious wake-up, so callers stay correct and merely spin harder.
 
-use crate::sync::{AtomicU32, Ordering};
+use crate::sync::AtomicU32;
+#[cfg(not(all(target_os = "linux", not(loom))))]
+use crate::sync::Ordering;
 use std::time::Duration;
 
 /// What a [`wait`] ended with.
@@ -99,6 +101,7 @@ pub fn wake_all(word: &AtomicU32) -> usize {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::sync::Ordering;
     use std::sync::Arc;
 
     #[test]

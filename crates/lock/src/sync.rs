@@ -2,10 +2,10 @@
 //! thread-local declaration, taken from `core`/`std` normally and from `loom` under
 //! `RUSTFLAGS="--cfg loom"`, so the same algorithm text is what the model checker explores.
 
-#[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, fence};
 #[cfg(not(loom))]
 pub(crate) use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, fence};
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, fence};
 
 pub(crate) use core::sync::atomic::Ordering;
 
