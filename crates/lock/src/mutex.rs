@@ -50,8 +50,8 @@
 //!
 //! Guarantees: mutual exclusion; bounded bypass (above) once a thread is head, and FIFO order
 //! among the queued threads before that; waiters sleep, so oversubscription does not collapse
-//! it. Not FIFO overall (newcomers barge). Bytes per lock: 24 (the outer word, padding, and
-//! `McsPark`'s 16-byte body), all-zero when unlocked. Bytes per thread: an MCS queue node (128
+//! it. Not FIFO overall (newcomers barge). Bytes per lock: 24 (`McsPark`'s 16-byte body, a
+//! reserved word, the outer word), all-zero when unlocked. Bytes per thread: an MCS queue node (128
 //! bytes, from a per-thread cache) only while queued. The inner lock is held only inside
 //! `lock`, by the acquiring thread, so the outer guard depends on no thread-local state: it is
 //! [`lock_api::GuardSend`], and a guard may be released on another thread.
@@ -117,11 +117,27 @@ fn bypasses(s: u32) -> u32 {
 }
 
 /// The raw lock behind [`Mutex`]: see the module documentation.
+///
+/// Layout (`repr(C)`): the inner queue in bytes 0..16, a reserved word at bytes 16..20 that the
+/// lock never writes (nor reads, but for `Debug`), and the outer word at bytes 20..24. The reserved word lands on
+/// glibc's `__kind` field when the body is embedded in a `pthread_mutex_t` (the LD_PRELOAD
+/// library does this), so the kind stays where glibc and debuggers read it.
 #[derive(Debug)]
+#[repr(C)]
 pub struct RawMutex {
-    state: AtomicU32,
     queue: Queue,
+    /// Never accessed by the lock: see [`MUTEX_RESERVED_WORD`].
+    reserved: u32,
+    state: AtomicU32,
 }
+
+/// Byte offset in [`RawMutex`] of a 32-bit word that the lock never writes (any value
+/// may sit there), so that a host layout with a field of its own at that offset can embed the
+/// lock around it.
+pub const MUTEX_RESERVED_WORD: usize = core::mem::offset_of!(RawMutex, reserved);
+
+#[cfg(not(loom))]
+const _: () = assert!(MUTEX_RESERVED_WORD == 16 && core::mem::size_of::<RawMutex>() == 24);
 
 /// The default mutex of welltempered: [`lock_api::Mutex`] over [`RawMutex`].
 #[cfg(not(loom))]
@@ -142,8 +158,9 @@ impl RawMutex {
     #[cfg(not(loom))]
     pub const fn new() -> Self {
         Self {
-            state: AtomicU32::new(0),
             queue: Queue::new(),
+            reserved: 0,
+            state: AtomicU32::new(0),
         }
     }
 
@@ -151,8 +168,9 @@ impl RawMutex {
     #[cfg(loom)]
     pub fn new() -> Self {
         Self {
-            state: AtomicU32::new(0),
             queue: Queue::new(),
+            reserved: 0,
+            state: AtomicU32::new(0),
         }
     }
 
