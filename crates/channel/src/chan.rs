@@ -1195,6 +1195,37 @@ mod tests {
         }
     }
 
+    /// Both ends pinned to one CPU: every strategy must hand the processor over (yield or
+    /// park) rather than spin out its time slice. Checks delivery only; rates are the
+    /// harness's business.
+    #[cfg(all(target_os = "linux", not(miri)))]
+    #[test]
+    fn both_ends_on_one_core() {
+        fn pin_to_cpu0() {
+            // SAFETY: `set` is a plain bit set that lives across the call; pid 0 is this thread.
+            unsafe {
+                let mut set: libc::cpu_set_t = core::mem::zeroed();
+                libc::CPU_SET(0, &mut set);
+                libc::sched_setaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), &set);
+            }
+        }
+        for wait in [Wait::Spin, Wait::Park, Wait::default()] {
+            let (tx, rx) = Builder::new().wait(wait).bounded(64);
+            let h = thread::spawn(move || {
+                pin_to_cpu0();
+                for i in 0..N {
+                    tx.send(i).unwrap();
+                }
+            });
+            let c = thread::spawn(move || {
+                pin_to_cpu0();
+                rx.iter().sum::<usize>()
+            });
+            h.join().unwrap();
+            assert_eq!(c.join().unwrap(), N * (N - 1) / 2);
+        }
+    }
+
     #[test]
     fn switching_disciplines_keeps_order() {
         let (tx, rx) = unbounded();
