@@ -47,6 +47,7 @@
 #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
 compile_error!("the preload library interposes glibc's pthread functions on 64-bit Linux only");
 
+mod alloc;
 mod cond;
 mod config;
 mod mutex;
