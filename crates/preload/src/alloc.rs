@@ -72,6 +72,5 @@ unsafe impl GlobalAlloc for Bump {
     unsafe fn dealloc(&self, _ptr: *mut u8, _layout: Layout) {}
 }
 
-#[cfg(not(test))]
 #[global_allocator]
 static ALLOCATOR: Bump = Bump;

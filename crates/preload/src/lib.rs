@@ -47,6 +47,8 @@
 #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
 compile_error!("the preload library interposes glibc's pthread functions on 64-bit Linux only");
 
+// The unit-test harness keeps the system allocator.
+#[cfg(not(test))]
 mod alloc;
 mod cond;
 mod config;

@@ -189,6 +189,11 @@ fn threads_and_mutexes_before_main() {
 }
 
 #[test]
+fn a_malloc_that_locks_mutexes_does_not_recurse() {
+    every_kind("mallocmutex", &[]);
+}
+
+#[test]
 fn unknown_lock_name_falls_back_to_glibc_with_one_message() {
     let exe = program("buffer");
     let base = run(&exe, &["2", "2", "2000"], &[], false);
