@@ -25,12 +25,16 @@ pub struct Rusage {
 impl Rusage {
     /// The usage of the whole process now.
     pub fn now() -> Self {
+        Self::of(libc::RUSAGE_SELF)
+    }
+
+    fn of(who: libc::c_int) -> Self {
         if cfg!(miri) {
             return Self::default();
         }
         let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
         // SAFETY: `ru` points to writable memory of the right size and type for `getrusage`.
-        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, ru.as_mut_ptr()) };
+        let rc = unsafe { libc::getrusage(who, ru.as_mut_ptr()) };
         if rc != 0 {
             return Self::default();
         }
@@ -42,6 +46,12 @@ impl Rusage {
             vcsw: ru.ru_nvcsw as u64,
             ivcsw: ru.ru_nivcsw as u64,
         }
+    }
+
+    /// The usage of every child process this process has waited for, so far (the figures of a
+    /// child run are the difference across its `wait`).
+    pub fn children_now() -> Self {
+        Self::of(libc::RUSAGE_CHILDREN)
     }
 
     /// The usage between `earlier` and `self`.

@@ -203,6 +203,9 @@ pub fn markdown(report: &Report, plots: &BTreeMap<String, Vec<(String, PathBuf)>
     ));
     for s in &report.sections {
         md.push_str(&format!("\n## {}\n", s.title));
+        if let Some(why) = crate::summary::skipped(s) {
+            md.push_str(&format!("\nSkipped: {why}\n"));
+        }
         md.push_str(&format!(
             "\n<details><summary>{} options</summary>\n\n```json\n{}\n```\n</details>\n",
             s.name,

@@ -240,9 +240,18 @@ pub fn sweep_table(section: &Section, sweep: &crate::output::Sweep) -> Table {
     Table { header, rows }
 }
 
+/// Why a section did not run, when it was skipped (a missing prerequisite, recorded by the
+/// section in its `config.skipped`).
+pub fn skipped(section: &Section) -> Option<&str> {
+    section.config.get("skipped").and_then(|v| v.as_str())
+}
+
 /// All tables of a section as plain text: the sweep overviews, then each group under its title.
 pub fn section_text(section: &Section) -> String {
     let mut out = format!("== {} ==\n", section.title);
+    if let Some(why) = skipped(section) {
+        out.push_str(&format!("skipped: {why}\n"));
+    }
     for sw in crate::output::sweeps(section) {
         out.push_str(&format!("\n{}: {}\n", section.title, sw.label));
         out.push_str(&sweep_table(section, &sw).to_text());

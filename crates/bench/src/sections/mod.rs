@@ -7,6 +7,7 @@ use crate::harness::Progress;
 use crate::model::{Sample, Section};
 
 pub mod mutex;
+pub mod preload;
 
 /// What a run of a section needs from the harness.
 #[derive(Debug)]
@@ -33,7 +34,7 @@ pub trait Suite: Sync {
 
 /// Every section, in report order.
 pub fn registry() -> Vec<&'static dyn Suite> {
-    vec![&mutex::MutexBench]
+    vec![&mutex::MutexBench, &preload::PreloadBench]
 }
 
 /// The section called `name`.
