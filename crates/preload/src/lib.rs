@@ -11,7 +11,8 @@
 //! - It exports `pthread_mutex_{init,destroy,lock,trylock,timedlock,clocklock,unlock}` and
 //!   `pthread_cond_{init,destroy,wait,timedwait,clockwait,signal,broadcast}`.
 //! - `WELLTEMPERED_LOCK` picks the algorithm, by [`welltempered_lock::LockKind`] name
-//!   (`hemlock-park`, Hemlock with spin-then-park waiting, when unset). An unknown name prints one
+//!   (`mutex`, the default [`welltempered_lock::Mutex`]'s lock, when unset: see below). An unknown
+//!   name prints one
 //!   message on stderr, and the program runs on glibc's own locks.
 //! - The lock lives inside the caller's `pthread_mutex_t`, in its first 16 bytes (the default
 //!   `mutex` also in bytes 20..24, around the kind field), with no side table; all-zero means unlocked, so `PTHREAD_MUTEX_INITIALIZER` works, and glibc's kind field

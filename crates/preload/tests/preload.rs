@@ -7,16 +7,12 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 use welltempered_lock::LockKind;
 
-/// `libwelltempered_preload.so`, built by cargo beside this test's own directory.
+/// `libwelltempered_preload.so`, which cargo builds beside this test (both in `deps/`) because
+/// the test depends on the package's library.
 fn library() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    // target/<profile>/deps/preload-HASH -> target/<profile>/libwelltempered_preload.so
-    let lib = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("libwelltempered_preload.so");
+    // target/<profile>/deps/preload-HASH -> target/<profile>/deps/libwelltempered_preload.so
+    let lib = exe.parent().unwrap().join("libwelltempered_preload.so");
     assert!(lib.exists(), "{} was not built", lib.display());
     lib
 }
@@ -219,7 +215,7 @@ fn unknown_lock_name_falls_back_to_glibc_with_one_message() {
 }
 
 #[test]
-fn default_lock_is_hemlock_park() {
+fn default_lock_is_the_default_mutex() {
     let exe = program("counter");
     let o = run(
         &exe,
@@ -230,7 +226,7 @@ fn default_lock_is_hemlock_park() {
     assert!(o.status.success(), "{}", describe(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("welltempered-preload: hemlock-park: acquisitions "),
+        err.contains("welltempered-preload: mutex: acquisitions "),
         "{err}"
     );
 }
