@@ -16,6 +16,37 @@
 //! });
 //! assert_eq!(*m.lock(), 4000);
 //! ```
+//!
+//! # The locks
+//!
+//! | type | algorithm | FIFO | waiting | body |
+//! |---|---|---|---|---|
+//! | [`Hemlock`], [`HemlockPark`] | Hemlock, CTR + listing-6 hand-over (Dice & Kogan §2) | yes | spin / spin-then-park | 8 bytes |
+//! | [`HemlockOverlap`], [`HemlockOverlapPark`] | Hemlock with the Overlap optimisation (appendix A) | yes | spin / spin-then-park | 8 bytes |
+//! | [`HemlockAh`], [`HemlockAhPark`] | Hemlock with Aggressive Hand-over (appendix B; see its use-after-free hazard) | yes | spin / spin-then-park | 8 bytes |
+//! | [`Mcs`], [`McsPark`] | MCS, head kept in the lock body | yes | spin / spin-then-park | 16 bytes |
+//! | [`Clh`], [`ClhPark`] | CLH, null tail for "unlocked" (no dummy node) | yes | spin / spin-then-park | 16 bytes |
+//! | [`Ticket`], [`TicketPark`] | ticket lock | yes | spin / spin-then-park | 8 bytes |
+//! | [`Tas`], [`Ttas`], [`TtasYield`] | test-and-set, test-and-test-and-set (with yield) | no | spin | 1 byte |
+//! | [`Futex`] | Drepper's 3-state futex mutex, adaptive spin budget | no | spin-then-sleep | 8 bytes |
+//! | [`RawMutex`] (behind [`Mutex`]) | Fissile: barging over an [`McsPark`] queue, bounded bypass | no | spin, yield, sleep | 24 bytes |
+//!
+//! Every lock body is all-zero when unlocked and fits in a glibc `pthread_mutex_t` (the
+//! LD_PRELOAD library embeds them). [`LockKind`] names them all; [`DynRawMutex`] picks one at
+//! run time. The `stats` feature counts acquisitions and multi-waiting on Hemlock Grants.
+//!
+//! # Why lock_api 0.5
+//!
+//! Every lock implements [`lock_api::RawMutex`] (and [`lock_api::RawMutexTimed`]), so
+//! `lock_api::Mutex<Hemlock, T>` is the safe API users know from parking_lot. We build on
+//! lock_api 0.5, the current release, rather than 0.4: its `RawMutex` has an associated
+//! `Guard` type, the per-acquisition state that `lock` returns and `unlock` consumes, which also
+//! decides whether a guard is `Send`. The queue locks use the zero-sized `GuardNoSend` (their
+//! `unlock` works on the calling thread's Grant or queue node, so a guard must not move to
+//! another thread; a `compile_fail` example on [`Hemlock`] proves it cannot), and the others
+//! `GuardSend`. Keeping every guard zero-sized keeps the locks context-free: the C API of the
+//! preload library, which has no guard to pass, unlocks with a fresh marker. lock_api 0.5
+//! also requires Rust 1.95, the toolchain of this workspace.
 
 pub(crate) mod sync;
 
