@@ -6,6 +6,7 @@ use crate::Result;
 use crate::harness::Progress;
 use crate::model::{Sample, Section};
 
+pub mod channel;
 pub mod mutex;
 pub mod preload;
 
@@ -34,7 +35,11 @@ pub trait Suite: Sync {
 
 /// Every section, in report order.
 pub fn registry() -> Vec<&'static dyn Suite> {
-    vec![&mutex::MutexBench, &preload::PreloadBench]
+    vec![
+        &mutex::MutexBench,
+        &channel::ChannelBench,
+        &preload::PreloadBench,
+    ]
 }
 
 /// The section called `name`.
