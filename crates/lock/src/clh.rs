@@ -184,48 +184,17 @@ impl_raw_mutex!(Clh);
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use std::cell::UnsafeCell;
-
-    struct Counter(UnsafeCell<u64>);
-    // SAFETY: only accessed under the lock in these tests.
-    unsafe impl Sync for Counter {}
-
-    impl Counter {
-        fn cell(&self) -> *mut u64 {
-            self.0.get()
-        }
-    }
-
-    fn hammer<W: Wait>(threads: usize, iters: u64) {
-        let l = Clh::<W>::new();
-        let c = Counter(UnsafeCell::new(0));
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| {
-                    for _ in 0..iters {
-                        l.lock();
-                        // SAFETY: we hold the lock.
-                        unsafe { *c.cell() += 1 };
-                        // SAFETY: locked above on this thread.
-                        unsafe { l.unlock() };
-                    }
-                });
-            }
-        });
-        assert_eq!(c.0.into_inner(), threads as u64 * iters);
-        assert!(!l.is_locked());
-    }
 
     const ITERS: u64 = if cfg!(miri) { 20 } else { 5_000 };
 
     #[test]
     fn exclusion_spin() {
-        hammer::<Spin>(4, ITERS);
+        crate::test_util::hammer(&Clh::<Spin>::new(), 4, ITERS);
     }
 
     #[test]
     fn exclusion_park() {
-        hammer::<SpinThenPark>(4, ITERS);
+        crate::test_util::hammer(&Clh::<SpinThenPark>::new(), 4, ITERS);
     }
 
     #[test]

@@ -66,6 +66,9 @@ mod ticket;
 mod ttas;
 mod wait;
 
+#[cfg(all(test, not(loom)))]
+mod test_util;
+
 pub use clh::*;
 pub use futex_mutex::*;
 pub use hemlock::*;
