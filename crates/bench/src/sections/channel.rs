@@ -1133,7 +1133,9 @@ fn run_latency<F: Flavor>(spec: &Spec) -> Result<Sample> {
             // Relaxed: the consumer reads it after receiving an element sent after this store.
             start_ns.store(start, Ordering::Relaxed);
             let mut seq = 0u64;
-            while !stop.load(Ordering::Relaxed) {
+            // The first element goes out even if the window has closed, so there is always a
+            // latency to report.
+            while seq == 0 || !stop.load(Ordering::Relaxed) {
                 let due = start + (seq as f64 * period_ns) as u64;
                 loop {
                     let now = origin.elapsed().as_nanos() as u64;
@@ -1786,5 +1788,262 @@ impl Suite for ChannelBench {
         let spec: Spec = serde_json::from_value(spec.clone())
             .map_err(|e| Error::new(format!("bad channel spec: {e}")))?;
         run_spec(&spec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> std::result::Result<ChannelArgs, clap::Error> {
+        let cmd = ChannelBench.args(clap::Command::new("channel"));
+        let m = cmd.try_get_matches_from(std::iter::once("channel").chain(args.iter().copied()))?;
+        ChannelArgs::from_arg_matches(&m)
+    }
+
+    /// A window short enough for tests (and for Miri).
+    fn tiny_ns() -> u64 {
+        if cfg!(miri) { 50_000 } else { 2_000_000 }
+    }
+
+    #[test]
+    fn cli_accepts_the_documented_form() {
+        let a = parse(&[
+            "--workloads",
+            "w10,w1,w9",
+            "--channels",
+            "ours,crossbeam,rtrb",
+            "--duration",
+            "150ms",
+            "--reps",
+            "4",
+        ])
+        .unwrap();
+        let p = a.plan(false).unwrap();
+        assert_eq!(p.channels, ["ours", "crossbeam", "rtrb"]);
+        // Report order, whatever the command line's order.
+        assert_eq!(p.workloads, [Workload::W1, Workload::W9, Workload::W10]);
+        assert_eq!(p.duration_ns, 150_000_000);
+        assert_eq!(p.reps, 4);
+        assert!(!p.quick);
+    }
+
+    #[test]
+    fn cli_rejects_bad_values() {
+        assert!(parse(&["--workloads", "w4"]).is_err());
+        assert!(parse(&["--reps", "0"]).is_err());
+        assert!(parse(&["--reps", "x"]).is_err());
+        assert!(parse(&["--duration", "100"]).is_err());
+        assert!(parse(&["--bogus"]).is_err());
+        let err = parse(&["--channels", "ours,nosuch"])
+            .unwrap()
+            .plan(false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("nosuch") && err.contains("valid channels: ours"),
+            "{err}"
+        );
+        assert!(parse(&["--channels", ","]).unwrap().plan(false).is_err());
+        assert!(parse(&["--duration", "0"]).unwrap().plan(false).is_err());
+    }
+
+    #[test]
+    fn quick_defaults_are_a_subset_and_ids_are_unique() {
+        let quick = ChannelArgs::default().plan(true).unwrap();
+        let full = ChannelArgs::default().plan(false).unwrap();
+        assert!(quick.channels.iter().all(|c| full.channels.contains(c)));
+        assert_eq!(full.workloads, Workload::ALL);
+        let (gq, gf) = (groups(&quick), groups(&full));
+        assert!(gq.len() < gf.len());
+        for g in [&gq, &gf] {
+            let mut ids: Vec<&str> = g.iter().map(|c| c.group.id.as_str()).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), g.len());
+        }
+        // Every workload has a group in the full plan.
+        for w in Workload::ALL {
+            assert!(gf.iter().any(|c| c.spec.workload == w.name()), "{w:?}");
+        }
+    }
+
+    #[test]
+    fn cells_hold_only_channels_that_fit() {
+        let full = ChannelArgs::default().plan(false).unwrap();
+        let g = groups(&full);
+        let cell = |id: &str| g.iter().find(|c| c.group.id == id).unwrap();
+        // std's receiver cannot be cloned; rtrb has one producer and one consumer.
+        let two_one = &cell("w9/2:1").group.variants;
+        assert!(two_one.contains(&"std".to_string()));
+        assert!(!two_one.contains(&"rtrb".to_string()));
+        let one_two = &cell("w9/1:2").group.variants;
+        assert!(!one_two.contains(&"std".to_string()));
+        assert!(one_two.contains(&"kanal".to_string()));
+        assert!(cell("w1/8B").group.variants.contains(&"rtrb".to_string()));
+        assert_eq!(
+            cell("w10").group.variants,
+            ["ours", "ours+tx", "ours+rx", "ours+tx+rx", "crossbeam"]
+        );
+        assert!(cell("onecore/8B").spec.pin);
+    }
+
+    #[test]
+    fn ablation_names_split() {
+        assert_eq!(split_ablation("ours"), ("ours", false, false));
+        assert_eq!(split_ablation("ours+tx"), ("ours", true, false));
+        assert_eq!(split_ablation("ours+rx"), ("ours", false, true));
+        assert_eq!(split_ablation("ours+tx+rx"), ("ours", true, true));
+        let err = run_spec(&Spec {
+            channel: "crossbeam+tx".into(),
+            bytes: 8,
+            duration_ns: tiny_ns(),
+            ..Spec::default()
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("our channel only"), "{err}");
+    }
+
+    #[test]
+    fn quantiles_by_nearest_rank() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(quantile(&v, 0.5), 50.0);
+        assert_eq!(quantile(&v, 0.99), 99.0);
+        assert_eq!(quantile(&v, 1.0), 100.0);
+        assert_eq!(quantile(&[7], 0.0), 7.0);
+        assert!(quantile(&[], 0.5).is_nan());
+    }
+
+    #[test]
+    fn delivery_check_catches_loss_duplicates_disorder_and_corruption() {
+        let mut ok = Seen::new(2);
+        for seq in 0..3u64 {
+            ok.see(&[seq]);
+            ok.see(&[(1 << SEQ_BITS) | seq]);
+        }
+        assert!(verify("t", &[3, 3], std::slice::from_ref(&ok)).is_ok());
+        // A lost element.
+        assert!(verify("t", &[4, 3], std::slice::from_ref(&ok)).is_err());
+        // A duplicate.
+        let mut dup = Seen::new(1);
+        for seq in [0u64, 1, 1] {
+            dup.see(&[seq]);
+        }
+        assert!(
+            verify("t", &[3], &[dup])
+                .unwrap_err()
+                .to_string()
+                .contains("duplicated")
+        );
+        // Out of order.
+        let mut swapped = Seen::new(1);
+        for seq in [1u64, 0] {
+            swapped.see(&[seq]);
+        }
+        assert!(verify("t", &[2], &[swapped]).is_err());
+        // Lost and duplicated at once, counts equal but sums not (across two consumers).
+        let (mut a, mut b) = (Seen::new(1), Seen::new(1));
+        a.see(&[0u64]);
+        a.see(&[1u64]);
+        b.see(&[1u64]);
+        assert!(verify("t", &[3], &[a, b]).is_err());
+        // A payload that does not match its tag, and an unknown producer.
+        let mut bad = Seen::new(1);
+        let mut e = <[u64; 8]>::make(0);
+        e[7] = 0;
+        bad.see(&e);
+        assert!(
+            verify("t", &[1], &[bad])
+                .unwrap_err()
+                .to_string()
+                .contains("corrupt")
+        );
+        let mut stranger = Seen::new(1);
+        stranger.see(&[5u64 << SEQ_BITS]);
+        assert!(verify("t", &[0], &[stranger]).is_err());
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // dozens of threads per cell and sched_setaffinity
+    fn every_workload_runs_on_every_channel_and_delivers() {
+        let plan = ChannelArgs {
+            duration: Some(Duration::from_millis(2)),
+            reps: Some(1),
+            ..ChannelArgs::default()
+        }
+        .plan(false)
+        .unwrap();
+        let section = run_plan(&plan, &Progress::hidden()).unwrap();
+        assert_eq!(section.name, "channel");
+        assert_eq!(section.baselines, RATIO_BASELINES);
+        assert_eq!(section.groups.len(), groups(&plan).len());
+        for g in &section.groups {
+            assert_eq!(g.reps.len(), 1, "{}", g.id);
+            let rep = &g.reps[0];
+            assert_eq!(rep.samples.len(), g.variants.len(), "{}", g.id);
+            for s in &rep.samples {
+                assert!(g.variants.contains(&s.variant), "{}", g.id);
+                assert!(s.wall_s > 0.0 && s.value >= 0.0, "{} {}", g.id, s.variant);
+                if let Some(&sent) = s.extra.get("sent_total") {
+                    // The window's count cannot exceed what was sent in all.
+                    assert!(s.ops as f64 <= sent, "{} {}", g.id, s.variant);
+                }
+                if g.id.starts_with("w2/") {
+                    assert!(
+                        s.extra["p99_ns"] >= s.value || s.ops == 0,
+                        "{} {:?}",
+                        s.variant,
+                        s
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_small_spsc_run_delivers() {
+        // The one run Miri checks: our channel's both disciplines, 1:1, plain and shared.
+        for ch in ["ours", "ours+tx+rx", "ours-spsc"] {
+            let s = run_spec(&Spec {
+                channel: ch.into(),
+                workload: "w1".into(),
+                bytes: 64,
+                producers: 1,
+                consumers: 1,
+                batch: 1,
+                limit: 64,
+                duration_ns: tiny_ns(),
+                ..Spec::default()
+            })
+            .unwrap();
+            assert_eq!(s.variant, ch);
+            assert_eq!(s.per_thread.len(), 1);
+            assert!(s.ops as f64 <= s.extra["sent_total"]);
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // serde_json round trip is not unsafe code
+    fn child_specs_round_trip() {
+        let spec = Spec {
+            channel: "crossbeam".into(),
+            workload: "w7".into(),
+            bytes: 8,
+            producers: 1,
+            consumers: 1,
+            batch: 16,
+            limit: IN_FLIGHT,
+            duration_ns: tiny_ns(),
+            ..Spec::default()
+        };
+        let s = ChannelBench
+            .run_child(&serde_json::to_value(&spec).unwrap())
+            .unwrap();
+        assert_eq!(s.variant, "crossbeam");
+        assert!(
+            ChannelBench
+                .run_child(&serde_json::json!({"x": 1}))
+                .is_err()
+        );
     }
 }
