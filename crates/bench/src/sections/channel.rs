@@ -1142,8 +1142,12 @@ fn run_latency<F: Flavor>(spec: &Spec) -> Result<Sample> {
                     if now >= due || stop.load(Ordering::Relaxed) {
                         break;
                     }
+                    // Far ahead: sleep; near: give the core away (the consumer may share
+                    // it); within 20 us: spin.
                     if due - now > 200_000 {
                         std::thread::sleep(Duration::from_nanos(due - now - 100_000));
+                    } else if due - now > 20_000 {
+                        std::thread::yield_now();
                     } else {
                         std::hint::spin_loop();
                     }
@@ -1347,7 +1351,7 @@ pub struct ChannelArgs {
     /// Channels [default: all; quick: a subset]. Unknown names list the valid ones.
     #[arg(long, value_delimiter = ',')]
     pub channels: Option<Vec<String>>,
-    /// Measured window of each run, e.g. 200ms [default: 200ms; quick: 60ms].
+    /// Measured window of each run, e.g. 200ms [default: 200ms; quick: 100ms].
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
     /// Repetitions (each runs every channel once) [default: 5; quick: 3].
@@ -1406,9 +1410,9 @@ impl ChannelArgs {
         });
         workloads.sort_by_key(|w| Workload::ALL.iter().position(|a| a == w));
         workloads.dedup();
-        let duration = self
-            .duration
-            .unwrap_or(Duration::from_millis(if quick { 60 } else { 200 }));
+        let duration =
+            self.duration
+                .unwrap_or(Duration::from_millis(if quick { 100 } else { 200 }));
         if duration.is_zero() {
             return Err(Error::new("--duration must be more than 0"));
         }
