@@ -37,7 +37,7 @@
 //! Each group's `x` parameter is its swept value (bytes, rate per second, grain in ns, `K`,
 //! workers), so the report draws one plot per sweep.
 
-use super::mutex::{busy, busy_iters_per_ns, parse_duration};
+use super::mutex::{busy, busy_iters_per_ns, parse_duration, parse_positive};
 use super::{Ctx, Suite};
 use crate::counters::{HwCounters, Rusage};
 use crate::harness::{self, Progress};
@@ -1334,13 +1334,6 @@ pub fn run_spec(spec: &Spec) -> Result<Sample> {
 
 // ---------------------------------------------------------------------------------------------
 // Options and plan.
-
-fn parse_positive(s: &str) -> std::result::Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!("{s:?} must be a positive integer")),
-    }
-}
 
 /// Options of `welltempered channel` (lists are comma-separated).
 #[derive(Args, Clone, Debug, Default)]

@@ -485,7 +485,8 @@ fn parse_threads(s: &str) -> std::result::Result<usize, String> {
     Ok(n)
 }
 
-fn parse_positive(s: &str) -> std::result::Result<usize, String> {
+/// Parses a positive integer option (repetitions, thread counts, sizes).
+pub fn parse_positive(s: &str) -> std::result::Result<usize, String> {
     match s.trim().parse::<usize>() {
         Ok(n) if n >= 1 => Ok(n),
         _ => Err(format!("{s:?} must be a positive integer")),

@@ -13,6 +13,7 @@
 //! preload library built in the same profile as this command (under `cargo run` the section
 //! builds it with `$CARGO`). Where one is missing, the section says which, and is skipped.
 
+use super::mutex::{parse_duration, parse_positive};
 use super::{Ctx, Suite};
 use crate::counters::Rusage;
 use crate::harness;
@@ -57,18 +58,11 @@ pub struct PreloadArgs {
     #[arg(long, value_parser = parse_positive)]
     pub keys: Option<usize>,
     /// Measured window of each run, e.g. 500ms [default: 500ms; quick: 200ms].
-    #[arg(long, value_parser = super::mutex::parse_duration)]
+    #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
     /// Repetitions [default: 5; quick: 3].
     #[arg(long, value_parser = parse_positive)]
     pub reps: Option<usize>,
-}
-
-fn parse_positive(s: &str) -> std::result::Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!("{s:?} must be a positive integer")),
-    }
 }
 
 /// The options in effect.
