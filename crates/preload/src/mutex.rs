@@ -146,13 +146,17 @@ impl<L: Embed> Fits<L> {
 #[inline]
 unsafe fn body<'a, L: Embed>(m: *mut pthread_mutex_t) -> &'a L {
     let () = Fits::<L>::OK;
-    // SAFETY: a mutex routed to us holds an `L` from byte 0 (written as zeros by init or by
-    // PTHREAD_MUTEX_INITIALIZER, and every lock's unlocked state is all-zero, whatever the kind
-    // word holds when the lock skips it); size, alignment and the kind word are checked above;
-    // all access to the lock's words goes through `L`'s atomics.
+    // SAFETY: a mutex routed to us holds an `L` from byte 0 (zeroed by init or the static
+    // initialiser: every lock's unlocked state); size, alignment and the kind word are checked
+    // above; all access to the lock's words goes through `L`'s atomics.
     unsafe { &*m.cast::<L>() }
 }
 
+/// Takes the lock in `m`, counting it when statistics are on.
+///
+/// # Safety
+///
+/// `m` points to a live mutex routed to us.
 #[inline]
 unsafe fn lock_as<L: Embed>(m: *mut pthread_mutex_t, kind: LockKind) -> c_int
 where
@@ -180,6 +184,11 @@ where
     0
 }
 
+/// Tries the lock in `m` once: 0 or `EBUSY`.
+///
+/// # Safety
+///
+/// `m` points to a live mutex routed to us.
 #[inline]
 unsafe fn trylock_as<L: Embed>(m: *mut pthread_mutex_t, kind: LockKind) -> c_int
 where
@@ -199,6 +208,11 @@ where
     }
 }
 
+/// Releases the lock in `m`.
+///
+/// # Safety
+///
+/// `m` points to a live mutex routed to us that this thread holds.
 #[inline]
 unsafe fn unlock_as<L: Embed>(m: *mut pthread_mutex_t, _kind: LockKind) -> c_int
 where
@@ -213,6 +227,11 @@ where
     0
 }
 
+/// Whether the lock in `m` is held (a snapshot).
+///
+/// # Safety
+///
+/// `m` points to a live mutex routed to us.
 #[inline]
 unsafe fn is_locked_as<L: Embed>(m: *mut pthread_mutex_t, _kind: LockKind) -> bool
 where
@@ -250,6 +269,10 @@ fn before(a: &timespec, b: &timespec) -> bool {
 /// join it. It polls `try_lock`, first spinning briefly, then sleeping with a backoff that
 /// doubles from 1 µs to at most 1 ms (and never past the deadline). It is not FIFO with respect
 /// to queued waiters; it never returns `ETIMEDOUT` before the deadline has passed on `clock`.
+///
+/// # Safety
+///
+/// `m` points to a live mutex routed to us; `abs` is null or points to a timespec.
 unsafe fn timedlock_as<L: Embed>(
     m: *mut pthread_mutex_t,
     kind: LockKind,
