@@ -268,6 +268,39 @@ pub(crate) fn await_ack<W: Wait>(me: &Grant) {
     }
 }
 
+/// The entry code of [`Hemlock`] and [`crate::HemlockAh`] (they differ only in `unlock`): swap
+/// our Grant into `tail`; if there was a predecessor, wait until it hands over lock `l`.
+#[inline]
+pub(crate) fn acquire<W: Wait>(tail: &AtomicPtr<Grant>, l: usize, kind: StatKind) {
+    let me = self_grant().cast_mut();
+    // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock; Release publishes
+    // our Grant to the successor that will find it in the tail.
+    let pred = tail.swap(me, Ordering::AcqRel);
+    if pred.is_null() {
+        record_acquire(kind, false);
+        return;
+    }
+    // SAFETY: a non-null tail is a Grant from `self_grant`, which are never freed.
+    let pred = unsafe { &*pred };
+    await_grant::<W>(pred, l);
+    record_acquire(kind, true);
+}
+
+/// `try_lock` of [`Hemlock`] and [`crate::HemlockAh`]: takes the lock only if `tail` is empty.
+#[inline]
+pub(crate) fn try_acquire(tail: &AtomicPtr<Grant>, kind: StatKind) -> bool {
+    let me = self_grant().cast_mut();
+    // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock; Release
+    // publishes our Grant (its initialisation) to the successor that will find it in the tail.
+    let ok = tail
+        .compare_exchange(ptr::null_mut(), me, Ordering::AcqRel, Ordering::Relaxed)
+        .is_ok();
+    if ok {
+        record_acquire(kind, false);
+    }
+    ok
+}
+
 /// Releaser side: stores `l` into our Grant (the hand-over) and wakes sleeping successors.
 #[inline]
 pub(crate) fn hand_over<W: Wait>(me: &Grant, l: usize) {
@@ -339,34 +372,13 @@ impl<W: Wait> Hemlock<W> {
     /// Acquires the lock, waiting in FIFO order behind earlier arrivals.
     #[inline]
     pub fn lock(&self) {
-        let me = self_grant().cast_mut();
-        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock; Release publishes
-        // our Grant to the successor that will find it in the tail.
-        let pred = self.tail.swap(me, Ordering::AcqRel);
-        if pred.is_null() {
-            record_acquire(StatKind::Hemlock, false);
-            return;
-        }
-        // SAFETY: a non-null tail is a Grant from `self_grant`, which are never freed.
-        let pred = unsafe { &*pred };
-        await_grant::<W>(pred, self.addr());
-        record_acquire(StatKind::Hemlock, true);
+        acquire::<W>(&self.tail, self.addr(), StatKind::Hemlock);
     }
 
     /// Acquires the lock if it is free; never waits.
     #[inline]
     pub fn try_lock(&self) -> bool {
-        let me = self_grant().cast_mut();
-        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock; Release
-        // publishes our Grant (its initialisation) to the successor that will find it in the tail.
-        let ok = self
-            .tail
-            .compare_exchange(ptr::null_mut(), me, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok();
-        if ok {
-            record_acquire(StatKind::Hemlock, false);
-        }
-        ok
+        try_acquire(&self.tail, StatKind::Hemlock)
     }
 
     /// Releases the lock, handing it to the next waiter if there is one.

@@ -27,10 +27,10 @@
 //! code that violates that borrow). Do not put `HemlockAh` behind a C `pthread_mutex_t`, where
 //! `unlock` followed by `free` by another thread is legal.
 
-use crate::hemlock::{Grant, await_ack, await_grant, self_grant};
-use crate::stats::{StatKind, record_acquire};
+use crate::hemlock::{Grant, acquire, await_ack, hand_over, self_grant, try_acquire};
+use crate::stats::StatKind;
 use crate::sync::{AtomicPtr, Ordering};
-use crate::wait::{Spin, SpinThenPark, Wait, impl_raw_mutex, notify};
+use crate::wait::{Spin, SpinThenPark, Wait, impl_raw_mutex};
 use core::marker::PhantomData;
 use core::ptr;
 
@@ -91,37 +91,16 @@ impl<W: Wait> HemlockAh<W> {
         self as *const Self as usize
     }
 
-    /// Acquires the lock, waiting in FIFO order behind earlier arrivals.
+    /// Acquires the lock, waiting in FIFO order behind earlier arrivals (Hemlock's entry code).
     #[inline]
     pub fn lock(&self) {
-        let me = self_grant().cast_mut();
-        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock; Release publishes
-        // our Grant to the successor that will find it in the tail.
-        let pred = self.tail.swap(me, Ordering::AcqRel);
-        if pred.is_null() {
-            record_acquire(StatKind::HemlockAh, false);
-            return;
-        }
-        // SAFETY: a non-null tail is a Grant from `self_grant`, which are never freed.
-        let pred = unsafe { &*pred };
-        await_grant::<W>(pred, self.addr());
-        record_acquire(StatKind::HemlockAh, true);
+        acquire::<W>(&self.tail, self.addr(), StatKind::HemlockAh);
     }
 
     /// Acquires the lock if it is free; never waits.
     #[inline]
     pub fn try_lock(&self) -> bool {
-        let me = self_grant().cast_mut();
-        // AcqRel: Acquire pairs with the Release CAS of an uncontended unlock; Release
-        // publishes our Grant (its initialisation) to the successor that will find it in the tail.
-        let ok = self
-            .tail
-            .compare_exchange(ptr::null_mut(), me, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok();
-        if ok {
-            record_acquire(StatKind::HemlockAh, false);
-        }
-        ok
+        try_acquire(&self.tail, StatKind::HemlockAh)
     }
 
     /// Releases the lock: hands it over first, then checks for waiters.
@@ -137,13 +116,8 @@ impl<W: Wait> HemlockAh<W> {
         // SAFETY: our own Grant, never freed.
         let me = unsafe { &*me_ptr };
         let l = self.addr();
-        // Listing 4 line 12: the speculative hand-over. Release: our critical section
-        // happens-before the successor's.
-        me.grant.store(l, Ordering::Release);
-        if W::PARKS {
-            me.word.fetch_add(1, Ordering::Release);
-            notify::<W>(&me.word, &me.sleepers);
-        }
+        // Listing 4 line 12: the speculative hand-over.
+        hand_over::<W>(me, l);
         // Release: our critical section happens-before the next uncontended acquisition.
         // (The hazard: the lock may already have passed to, and been freed by, a successor.)
         if self
