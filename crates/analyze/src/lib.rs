@@ -1,0 +1,1 @@
+//! Static channel-topology analysis (WTC for Rust sources); not implemented yet.
