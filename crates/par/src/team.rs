@@ -1,0 +1,542 @@
+//! The persistent team and its parallel regions (OpenMP 5.2 §10.1 `parallel`, §11 worksharing,
+//! §15.1 `critical`, §11.1 `single`, §10.6 `masked`; omp0's `ThreadPool` and `Runtime`).
+//!
+//! A [`Runtime`] owns `threads - 1` worker threads; the thread that calls
+//! [`Runtime::parallel`] is the master, team thread 0, and runs its share of the region itself.
+//! A region is handed over through an epoch word: the master stores the closure's address, then
+//! increments the epoch; idle workers wait on the epoch by the wait policy (spin for the window,
+//! then sleep on the futex), run the closure, and count themselves done on a join word the
+//! master waits on. The join counter is reset by the master only after every worker has counted
+//! itself, and only then is the next epoch started, so a late increment can never land in the
+//! next region's count (omp0's `active_` race on EPYC).
+//!
+//! Guarantees:
+//! - Closures borrow from the caller's stack: `parallel` returns (or unwinds) only after every
+//!   worker is done with the closure, panic or not.
+//! - A panic on any team thread is caught, the first payload is re-raised on the caller by
+//!   `resume_unwind` after the join, and the team stays usable. The panic *poisons* the
+//!   region: every barrier and loop dispenser word is marked, so team threads that wait in a
+//!   barrier (or for a loop slot) for the thread that panicked unwind instead of waiting
+//!   forever, as do those that reach such a construct later in the region. Their unwinding is
+//!   not reported; the first real panic is. After the join the master resets the barriers and
+//!   dispensers, and the next region starts clean. A thread that never reaches a barrier
+//!   (a long computation, a lock held elsewhere) is waited for as usual.
+//! - A region started inside a region (on any runtime, from any team thread) runs serially on
+//!   the calling thread with a team of one: `thread_num() == 0`, `num_threads() == 1`, the
+//!   barriers do nothing, loops run whole, `critical` still takes that runtime's lock.
+//! - Two threads calling `parallel` on one runtime at once: the second waits until the first
+//!   region is over (a region lock), then runs its own on the same team.
+//! - Worksharing constructs (`for_range*`, `single*`, `reduce`, and `barrier`) must be met by
+//!   every team thread in the same order, as in OpenMP; a loop must be given the same range
+//!   and schedule on every thread. Breaking this is not undefined behaviour (no `unsafe`
+//!   depends on it) but can deadlock or divide the iterations wrongly.
+
+use crate::barrier::TeamBarrier;
+use crate::env::{Config, EnvError};
+use crate::pin;
+use crate::schedule::{self, DispenserRing, Schedule};
+use crate::sync::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use crate::wait::{WaitWord, Waiter};
+use core::cell::{Cell, UnsafeCell};
+use core::marker::PhantomData;
+use core::ops::Range;
+use crossbeam_utils::CachePadded;
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use welltempered_lock::{DynMutex, dyn_mutex};
+
+thread_local! {
+    /// Whether this thread is running a region's closure (a team thread of any runtime).
+    static IN_REGION: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Sets [`IN_REGION`] for a scope and restores it after, on unwinding too.
+struct InRegion(bool);
+
+impl InRegion {
+    fn enter() -> Self {
+        InRegion(IN_REGION.replace(true))
+    }
+}
+
+impl Drop for InRegion {
+    fn drop(&mut self) {
+        IN_REGION.set(self.0);
+    }
+}
+
+/// The payload a team thread unwinds with when its region was poisoned by another's panic.
+struct PoisonUnwind;
+
+/// Unwinds out of a poisoned region (without running the panic hook: nothing to report).
+fn poison_unwind() -> ! {
+    resume_unwind(Box::new(PoisonUnwind))
+}
+
+/// A region's closure, type-erased: its address and the monomorphised function calling it.
+#[derive(Clone, Copy)]
+struct Job {
+    data: *const (),
+    call: unsafe fn(*const (), &Context<'_>),
+}
+
+/// Calls the closure of type `F` at `data`.
+///
+/// # Safety
+///
+/// `data` must point to a live `F` for the duration of the call.
+unsafe fn call_job<F: Fn(&Context<'_>) + Sync>(data: *const (), ctx: &Context<'_>) {
+    // SAFETY: the caller's contract: `data` is a live `F`; `F: Sync` allows the shared borrow
+    // from this thread.
+    let f = unsafe { &*data.cast::<F>() };
+    f(ctx)
+}
+
+/// The slot holding the current region's job.
+struct JobCell(UnsafeCell<Option<Job>>);
+
+// SAFETY: the cell is written only by the master, and only while no worker reads it (before
+// the epoch increment that starts a region, and after the join that ends it); workers read it
+// after acquiring that epoch. The job's closure is `Sync` (a bound of `parallel`), so calling it
+// from the workers through the shared address is sound.
+unsafe impl Sync for JobCell {}
+// SAFETY: as above: the raw pointer is only a shared borrow of a `Sync` closure.
+unsafe impl Send for JobCell {}
+
+/// Per team thread state, touched only by its own thread (and reset by the master while the
+/// team is idle).
+#[derive(Debug, Default)]
+struct ThreadSlot {
+    /// Dynamic/guided loops met so far (the ring index).
+    loops: AtomicU32,
+    /// `single` constructs met so far.
+    singles: AtomicUsize,
+}
+
+/// What the runtime and its workers share.
+pub(crate) struct Shared {
+    pub(crate) config: Config,
+    pub(crate) n: usize,
+    epoch: CachePadded<WaitWord>,
+    done: CachePadded<WaitWord>,
+    job: JobCell,
+    shutdown: AtomicBool,
+    poisoned: CachePadded<AtomicBool>,
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
+    barrier: TeamBarrier,
+    critical: DynMutex<()>,
+    ring: DispenserRing,
+    singles: CachePadded<AtomicUsize>,
+    slots: Box<[CachePadded<ThreadSlot>]>,
+    /// The exchange slots of `Context::reduce`, one per team thread.
+    pub(crate) reduce_slots: Box<[CachePadded<Mutex<Option<Box<dyn Any + Send>>>>]>,
+}
+
+impl Shared {
+    /// A wait inside a region: gives up when the region is poisoned.
+    pub(crate) fn waiter(&self) -> Waiter<'_> {
+        Waiter {
+            policy: self.config.wait,
+            poison: Some(&self.poisoned),
+        }
+    }
+
+    /// Records a caught panic (the first real one is kept) and poisons the region.
+    fn record_panic(&self, payload: Box<dyn Any + Send>) {
+        if !payload.is::<PoisonUnwind>() {
+            let mut slot = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
+            if slot.is_none() {
+                *slot = Some(payload);
+            }
+        }
+        if !self.poisoned.swap(true, Ordering::SeqCst) {
+            self.barrier.poison();
+            self.ring.poison();
+        }
+    }
+
+    /// After the join of a poisoned region: every construct back to its initial state.
+    fn recover(&self) {
+        self.barrier.reset();
+        self.ring.reset();
+        self.singles.store(0, Ordering::SeqCst);
+        for s in self.slots.iter() {
+            s.loops.store(0, Ordering::SeqCst);
+            s.singles.store(0, Ordering::SeqCst);
+        }
+        for r in self.reduce_slots.iter() {
+            r.lock().unwrap_or_else(PoisonError::into_inner).take();
+        }
+        self.poisoned.store(false, Ordering::SeqCst);
+    }
+}
+
+/// A team of threads running parallel regions (OpenMP's runtime, with every primitive chosen by
+/// its [`Config`]).
+///
+/// The team is created by [`Runtime::new`] and lives until the runtime is dropped, which joins
+/// the workers. See the [module documentation](crate) for an example.
+pub struct Runtime {
+    shared: Arc<Shared>,
+    /// Held for the whole of a region: concurrent callers take turns.
+    region: Mutex<()>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("config", &self.shared.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// Starts a team of `config.threads` threads (the caller counts as one; `threads == 0` is
+    /// taken as 1, a team with no workers).
+    ///
+    /// # Panics
+    ///
+    /// If the operating system refuses to create a worker thread.
+    pub fn new(mut config: Config) -> Runtime {
+        config.threads = config.threads.max(1);
+        let n = config.threads;
+        let shared = Arc::new(Shared {
+            n,
+            epoch: CachePadded::new(WaitWord::new(0)),
+            done: CachePadded::new(WaitWord::new(0)),
+            job: JobCell(UnsafeCell::new(None)),
+            shutdown: AtomicBool::new(false),
+            poisoned: CachePadded::new(AtomicBool::new(false)),
+            panic: Mutex::new(None),
+            barrier: TeamBarrier::new(config.barrier, n),
+            critical: dyn_mutex(config.lock, ()),
+            ring: DispenserRing::new(n),
+            singles: CachePadded::new(AtomicUsize::new(0)),
+            slots: (0..n).map(|_| CachePadded::default()).collect(),
+            reduce_slots: (0..n).map(|_| CachePadded::new(Mutex::new(None))).collect(),
+            config,
+        });
+        let workers = (1..n)
+            .map(|tid| {
+                let shared = Arc::clone(&shared);
+                std::thread::Builder::new()
+                    .name(format!("welltempered-par-{tid}"))
+                    .spawn(move || worker(&shared, tid))
+                    .expect("spawning a team thread")
+            })
+            .collect();
+        Runtime {
+            shared,
+            region: Mutex::new(()),
+            workers,
+        }
+    }
+
+    /// A runtime configured by the `WELLTEMPERED_*` variables ([`Config::from_env`]).
+    pub fn from_env() -> Result<Runtime, EnvError> {
+        Config::from_env().map(Runtime::new)
+    }
+
+    /// The configuration (with `threads` at least 1).
+    pub fn config(&self) -> &Config {
+        &self.shared.config
+    }
+
+    /// The team size, master included.
+    pub fn num_threads(&self) -> usize {
+        self.shared.n
+    }
+
+    /// Runs `f` on every team thread (`#pragma omp parallel`), the caller being thread 0, and
+    /// returns when all are done. A region inside a region runs serially with a team of one;
+    /// a concurrent caller waits for the region in progress. A panic of any team thread is
+    /// re-raised here, after every thread has left `f`.
+    pub fn parallel<F: Fn(&Context<'_>) + Sync>(&self, f: F) {
+        let s = &*self.shared;
+        if s.n == 1 || IN_REGION.get() {
+            let _in = InRegion::enter();
+            f(&Context::serial(s));
+            return;
+        }
+        let _region = self.region.lock().unwrap_or_else(PoisonError::into_inner);
+        let job = Job {
+            data: (&raw const f).cast(),
+            call: call_job::<F>,
+        };
+        // SAFETY: no worker reads the cell now: the last region's join is over (every worker
+        // counted itself done after its last read) and the next epoch is not started yet.
+        unsafe { *s.job.0.get() = Some(job) };
+        // Starts the region; SeqCst (a release) publishes the job.
+        s.epoch.fetch_add_wake(1);
+
+        let saved = s.config.pinning.cpu_of(0).and_then(|cpu| pin::pin_saving(cpu).ok());
+        let result = {
+            let _in = InRegion::enter();
+            catch_unwind(AssertUnwindSafe(|| f(&Context::team(s, 0))))
+        };
+        if let Err(p) = result {
+            s.record_panic(p);
+        }
+        // The join: every worker is done with `f` once the counter reaches n - 1.
+        let workers = (s.n - 1) as u32;
+        let _ = s.done.wait_until(Waiter::new(s.config.wait), |v| v == workers);
+        s.done.reset(0);
+        // SAFETY: every worker has counted itself done (acquired above) after its last use of
+        // the job, and none reads it again before the next epoch.
+        unsafe { *s.job.0.get() = None };
+        if let Some(saved) = saved {
+            saved.restore();
+        }
+        if s.poisoned.load(Ordering::SeqCst) {
+            s.recover();
+        }
+        let payload = s.panic.lock().unwrap_or_else(PoisonError::into_inner).take();
+        drop(_region);
+        if let Some(p) = payload {
+            resume_unwind(p);
+        }
+    }
+
+    /// Runs `f(i)` for every `i` in `range`, divided by the configured schedule
+    /// (`#pragma omp parallel for`).
+    pub fn parallel_for<F: Fn(usize) + Sync>(&self, range: Range<usize>, f: F) {
+        self.parallel_for_schedule(range, self.shared.config.schedule, f);
+    }
+
+    /// Runs `f(i)` for every `i` in `range`, divided by `schedule`.
+    pub fn parallel_for_schedule<F: Fn(usize) + Sync>(
+        &self,
+        range: Range<usize>,
+        schedule: Schedule,
+        f: F,
+    ) {
+        // The region's join is the loop's implicit barrier.
+        self.parallel(|ctx| ctx.for_range_schedule_nowait(range.clone(), schedule, &f));
+    }
+}
+
+impl Drop for Runtime {
+    /// Stops and joins the workers.
+    fn drop(&mut self) {
+        let _region = self.region.lock().unwrap_or_else(PoisonError::into_inner);
+        self.shared.shutdown.store(true, Ordering::SeqCst);
+        self.shared.epoch.fetch_add_wake(1);
+        for w in self.workers.drain(..) {
+            // Workers catch every panic of a region; a failed join has nothing to report.
+            let _ = w.join();
+        }
+    }
+}
+
+/// A worker's life: pin (or reset the affinity), then wait for regions until shutdown.
+fn worker(s: &Shared, tid: usize) {
+    pin::apply_worker(&s.config.pinning, tid);
+    // A worker only ever runs region closures: any region it starts runs serially.
+    IN_REGION.set(true);
+    let idle = Waiter::new(s.config.wait);
+    let workers = (s.n - 1) as u32;
+    let mut seen = 0;
+    loop {
+        let Ok(e) = s.epoch.wait_until(idle, |v| v != seen) else {
+            unreachable!("an idle wait is never poisoned")
+        };
+        seen = e;
+        if s.shutdown.load(Ordering::SeqCst) {
+            return;
+        }
+        // SAFETY: the master wrote the job before the epoch increment acquired above and does
+        // not touch it again before this worker counts itself done.
+        let job = unsafe { *s.job.0.get() }.expect("a region's job");
+        let ctx = Context::team(s, tid);
+        // SAFETY: the closure lives on the master's stack until the join, which waits for this
+        // worker's increment below, made after the call has returned or unwound.
+        let r = catch_unwind(AssertUnwindSafe(|| unsafe { (job.call)(job.data, &ctx) }));
+        if let Err(p) = r {
+            s.record_panic(p);
+        }
+        s.done.fetch_add_wake_if(1, |v| v == workers);
+    }
+}
+
+/// A team thread's view of the region it runs: its number, the team's size, and the
+/// constructs (barrier, worksharing loops, `single`, `master`, `critical`, reductions).
+///
+/// A context belongs to one thread for one region.
+pub struct Context<'a> {
+    pub(crate) shared: &'a Shared,
+    tid: usize,
+    n: usize,
+    /// Not `Sync`: a context is its thread's.
+    _thread: PhantomData<Cell<()>>,
+}
+
+impl<'a> Context<'a> {
+    fn team(shared: &'a Shared, tid: usize) -> Self {
+        Context {
+            shared,
+            tid,
+            n: shared.n,
+            _thread: PhantomData,
+        }
+    }
+
+    fn serial(shared: &'a Shared) -> Self {
+        Context {
+            shared,
+            tid: 0,
+            n: 1,
+            _thread: PhantomData,
+        }
+    }
+}
+
+impl Context<'_> {
+    /// This thread's number in the team (the master is 0).
+    pub fn thread_num(&self) -> usize {
+        self.tid
+    }
+
+    /// The team size.
+    pub fn num_threads(&self) -> usize {
+        self.n
+    }
+
+    /// Waits until every team thread has reached this barrier (`#pragma omp barrier`).
+    pub fn barrier(&self) {
+        if self.n > 1 && self.shared.barrier.wait_in(self.tid, self.shared.waiter()).is_err() {
+            poison_unwind();
+        }
+    }
+
+    /// Runs `f` holding the runtime's lock (of the configured [`welltempered_lock::LockKind`];
+    /// `#pragma omp critical`). One lock for the whole runtime; not reentrant.
+    pub fn critical<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _g = self.shared.critical.lock();
+        f()
+    }
+
+    /// The first thread to arrive runs `f` and gets `Some`; the others `None`; all then wait
+    /// at a barrier (`#pragma omp single`).
+    pub fn single<R>(&self, f: impl FnOnce() -> R) -> Option<R> {
+        let r = self.single_nowait(f);
+        self.barrier();
+        r
+    }
+
+    /// As [`Context::single`] without the barrier (`single nowait`).
+    pub fn single_nowait<R>(&self, f: impl FnOnce() -> R) -> Option<R> {
+        if self.n == 1 {
+            return Some(f());
+        }
+        let slot = &self.shared.slots[self.tid];
+        // Relaxed: only this thread touches its slot.
+        let k = slot.singles.load(Ordering::Relaxed);
+        slot.singles.store(k.wrapping_add(1), Ordering::Relaxed);
+        // When a thread meets single number `k`, `k` singles have been claimed or more: the
+        // counter equals `k` exactly when this one is unclaimed. Relaxed: the claim only needs
+        // atomicity.
+        self.shared
+            .singles
+            .compare_exchange(k, k.wrapping_add(1), Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+            .then(f)
+    }
+
+    /// Thread 0 runs `f` and gets `Some`; the others `None`; no barrier (`#pragma omp master`).
+    pub fn master<R>(&self, f: impl FnOnce() -> R) -> Option<R> {
+        (self.tid == 0).then(f)
+    }
+
+    /// Runs `f(i)` for this thread's share of `range` by the configured schedule, then waits at
+    /// a barrier (`#pragma omp for`).
+    pub fn for_range(&self, range: Range<usize>, f: impl Fn(usize)) {
+        self.for_range_schedule(range, self.shared.config.schedule, f);
+    }
+
+    /// As [`Context::for_range`] without the barrier (`for nowait`).
+    pub fn for_range_nowait(&self, range: Range<usize>, f: impl Fn(usize)) {
+        self.for_range_schedule_nowait(range, self.shared.config.schedule, f);
+    }
+
+    /// As [`Context::for_range`] with the given schedule.
+    pub fn for_range_schedule(&self, range: Range<usize>, schedule: Schedule, f: impl Fn(usize)) {
+        self.for_range_schedule_nowait(range, schedule, f);
+        self.barrier();
+    }
+
+    /// As [`Context::for_range_schedule`] without the barrier.
+    pub fn for_range_schedule_nowait(
+        &self,
+        range: Range<usize>,
+        schedule: Schedule,
+        f: impl Fn(usize),
+    ) {
+        self.for_chunks(range, schedule, |r| r.for_each(&f));
+    }
+
+    /// Runs `f` on each of this thread's chunks of `range` under `schedule`, in the order
+    /// claimed; no barrier. The building block of the loops (and of `par_for!`).
+    pub fn for_chunks(&self, range: Range<usize>, schedule: Schedule, mut f: impl FnMut(Range<usize>)) {
+        let base = range.start;
+        let len = range.end.saturating_sub(base);
+        let shift = |r: Range<usize>| base + r.start..base + r.end;
+        if self.n == 1 {
+            if len > 0 {
+                f(range);
+            }
+            return;
+        }
+        match schedule {
+            Schedule::Static => {
+                let r = schedule::static_block(len, self.n, self.tid);
+                if !r.is_empty() {
+                    f(shift(r));
+                }
+            }
+            Schedule::StaticChunked { chunk } => {
+                schedule::static_chunks(len, chunk, self.n, self.tid, |r| f(shift(r)));
+            }
+            Schedule::Dynamic { .. } | Schedule::Guided { .. } => {
+                let slot = &self.shared.slots[self.tid];
+                // Relaxed: only this thread touches its slot.
+                let k = slot.loops.load(Ordering::Relaxed);
+                slot.loops.store(k.wrapping_add(1), Ordering::Relaxed);
+                let Ok(ring) = self.shared.ring.enter(k, self.shared.waiter()) else {
+                    poison_unwind()
+                };
+                while let Some(r) = ring.dispenser.claim(len, schedule, self.n) {
+                    f(shift(r));
+                }
+                self.shared.ring.leave(ring, k);
+            }
+        }
+    }
+}
+
+/// The team of [`global`]: created on first use from the environment.
+static GLOBAL: std::sync::OnceLock<Runtime> = std::sync::OnceLock::new();
+
+/// The process-wide runtime, created on first use by [`Config::from_env`]. A malformed
+/// variable is reported once on stderr and keeps its default (the others apply).
+pub fn global() -> &'static Runtime {
+    GLOBAL.get_or_init(|| {
+        let (config, errors) = Config::from_lookup_lenient(|name| std::env::var(name).ok());
+        for e in errors {
+            eprintln!("welltempered-par: {e}; using the default");
+        }
+        Runtime::new(config)
+    })
+}
+
+/// [`Runtime::parallel`] on the [`global`] runtime.
+pub fn parallel<F: Fn(&Context<'_>) + Sync>(f: F) {
+    global().parallel(f);
+}
+
+/// [`Runtime::parallel_for`] on the [`global`] runtime.
+pub fn parallel_for<F: Fn(usize) + Sync>(range: Range<usize>, f: F) {
+    global().parallel_for(range, f);
+}
