@@ -245,7 +245,10 @@ mod tests {
     #[test]
     fn unset_is_default() {
         assert_eq!(with(&[]), Ok(Config::default()));
-        assert_eq!(with(&[("WELLTEMPERED_SCHEDULE", " ")]), Ok(Config::default()));
+        assert_eq!(
+            with(&[("WELLTEMPERED_SCHEDULE", " ")]),
+            Ok(Config::default())
+        );
     }
 
     #[test]
@@ -304,7 +307,11 @@ mod tests {
             ("WELLTEMPERED_SCHEDULE", "dynamic,0", "dynamic,N"),
             ("WELLTEMPERED_SCHEDULE", "dynamic,x", "guided,N"),
             ("WELLTEMPERED_SCHEDULE", "static,4,5", "static,N"),
-            ("WELLTEMPERED_WAIT_POLICY", "sleepy", "spin-then-sleep,MICROS"),
+            (
+                "WELLTEMPERED_WAIT_POLICY",
+                "sleepy",
+                "spin-then-sleep,MICROS",
+            ),
             ("WELLTEMPERED_WAIT_POLICY", "active,5", "passive"),
             ("WELLTEMPERED_WAIT_POLICY", "spin-then-sleep,-1", "active"),
             ("WELLTEMPERED_PROC_BIND", "maybe", "0,1,3"),
@@ -318,7 +325,10 @@ mod tests {
             assert_eq!(e.variable(), var);
             assert_eq!(e.value(), value);
             let msg = e.to_string();
-            assert!(msg.contains(var) && msg.contains(value) && msg.contains(form), "{msg}");
+            assert!(
+                msg.contains(var) && msg.contains(value) && msg.contains(form),
+                "{msg}"
+            );
         }
     }
 

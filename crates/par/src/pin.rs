@@ -155,15 +155,24 @@ fn get_mask() -> io::Result<libc::cpu_set_t> {
     // SAFETY: cpu_set_t is plain bits; all zero is the empty set.
     let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
     // SAFETY: `set` is a live cpu_set_t of the size passed; the kernel writes at most that.
-    let r = unsafe { libc::sched_getaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    if r == 0 { Ok(set) } else { Err(io::Error::last_os_error()) }
+    let r =
+        unsafe { libc::sched_getaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if r == 0 {
+        Ok(set)
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
 #[cfg(not(miri))]
 fn set_mask(set: &libc::cpu_set_t) -> io::Result<()> {
     // SAFETY: `set` is a live cpu_set_t of the size passed; the kernel only reads it.
     let r = unsafe { libc::sched_setaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), set) };
-    if r == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
 #[cfg(all(test, not(miri)))]

@@ -79,7 +79,7 @@ fn combine_slots<T>(
                 if stride > 1 {
                     barrier();
                 }
-                if tid % (2 * stride) == 0 && tid + stride < n {
+                if tid.is_multiple_of(2 * stride) && tid + stride < n {
                     let (a, b) = (take(tid), take(tid + stride));
                     *lock(&slots[tid]) = Some(combine(a, b));
                 }
@@ -129,7 +129,11 @@ impl Context<'_> {
             *lock(&slots[0]) = Some(Box::new(result));
         }
         self.barrier();
-        unbox(lock(&slots[tid]).take().expect("this thread's copy of the result"))
+        unbox(
+            lock(&slots[tid])
+                .take()
+                .expect("this thread's copy of the result"),
+        )
     }
 }
 
@@ -145,12 +149,18 @@ impl Runtime {
         C: Fn(T, T) -> T + Sync,
     {
         let schedule = self.config().schedule;
-        self.reduce_chunks(range, schedule, identity, |r, mut acc| {
-            for i in r {
-                acc = combine(acc, map(i));
-            }
-            acc
-        }, &combine)
+        self.reduce_chunks(
+            range,
+            schedule,
+            identity,
+            |r, mut acc| {
+                for i in r {
+                    acc = combine(acc, map(i));
+                }
+                acc
+            },
+            &combine,
+        )
     }
 
     /// The general form of [`Runtime::reduce`]: each thread folds its chunks (under

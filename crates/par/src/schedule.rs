@@ -68,7 +68,13 @@ pub fn static_block(len: usize, n: usize, tid: usize) -> Range<usize> {
 
 /// Runs `f` on each of thread `tid` of `n`'s chunks of `0..len` under
 /// [`Schedule::StaticChunked`], in order.
-pub fn static_chunks(len: usize, chunk: usize, n: usize, tid: usize, mut f: impl FnMut(Range<usize>)) {
+pub fn static_chunks(
+    len: usize,
+    chunk: usize,
+    n: usize,
+    tid: usize,
+    mut f: impl FnMut(Range<usize>),
+) {
     let chunk = chunk.max(1);
     let stride = chunk.saturating_mul(n.max(1));
     let mut start = match tid.checked_mul(chunk) {
@@ -117,9 +123,16 @@ impl ChunkDispenser {
     /// Claims `ceil(remaining / threads)` iterations of `0..len`, at least `min_chunk`, or
     /// `None` once all are claimed.
     #[inline]
-    pub fn claim_guided(&self, len: usize, min_chunk: usize, threads: usize) -> Option<Range<usize>> {
+    pub fn claim_guided(
+        &self,
+        len: usize,
+        min_chunk: usize,
+        threads: usize,
+    ) -> Option<Range<usize>> {
         let threads = threads.max(1);
-        self.claim_cas(len, |remaining| remaining.div_ceil(threads).max(min_chunk.max(1)))
+        self.claim_cas(len, |remaining| {
+            remaining.div_ceil(threads).max(min_chunk.max(1))
+        })
     }
 
     fn claim_cas(&self, len: usize, size: impl Fn(usize) -> usize) -> Option<Range<usize>> {
@@ -287,7 +300,9 @@ mod tests {
     #[test]
     fn guided_shrinks() {
         let d = ChunkDispenser::new();
-        let sizes: Vec<usize> = std::iter::from_fn(|| d.claim_guided(100, 2, 4)).map(|r| r.len()).collect();
+        let sizes: Vec<usize> = std::iter::from_fn(|| d.claim_guided(100, 2, 4))
+            .map(|r| r.len())
+            .collect();
         assert_eq!(sizes[0], 25);
         assert!(sizes.windows(2).all(|w| w[0] >= w[1]));
         assert_eq!(sizes.iter().sum::<usize>(), 100);
@@ -297,8 +312,14 @@ mod tests {
     fn huge_range_claims_by_cas() {
         let d = ChunkDispenser::new();
         let len = usize::MAX - 1;
-        assert_eq!(d.claim_dynamic(len, usize::MAX / 2, 4), Some(0..usize::MAX / 2));
-        assert_eq!(d.claim_dynamic(len, usize::MAX / 2, 4), Some(usize::MAX / 2..len));
+        assert_eq!(
+            d.claim_dynamic(len, usize::MAX / 2, 4),
+            Some(0..usize::MAX / 2)
+        );
+        assert_eq!(
+            d.claim_dynamic(len, usize::MAX / 2, 4),
+            Some(usize::MAX / 2..len)
+        );
         assert_eq!(d.claim_dynamic(len, usize::MAX / 2, 4), None);
     }
 }

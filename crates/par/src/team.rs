@@ -115,6 +115,9 @@ struct ThreadSlot {
     singles: AtomicUsize,
 }
 
+/// One thread's exchange slot of `Context::reduce`.
+pub(crate) type AnySlot = CachePadded<Mutex<Option<Box<dyn Any + Send>>>>;
+
 /// What the runtime and its workers share.
 pub(crate) struct Shared {
     pub(crate) config: Config,
@@ -131,7 +134,7 @@ pub(crate) struct Shared {
     singles: CachePadded<AtomicUsize>,
     slots: Box<[CachePadded<ThreadSlot>]>,
     /// The exchange slots of `Context::reduce`, one per team thread.
-    pub(crate) reduce_slots: Box<[CachePadded<Mutex<Option<Box<dyn Any + Send>>>>]>,
+    pub(crate) reduce_slots: Box<[AnySlot]>,
 }
 
 impl Shared {
@@ -272,7 +275,11 @@ impl Runtime {
         // Starts the region; SeqCst (a release) publishes the job.
         s.epoch.fetch_add_wake(1);
 
-        let saved = s.config.pinning.cpu_of(0).and_then(|cpu| pin::pin_saving(cpu).ok());
+        let saved = s
+            .config
+            .pinning
+            .cpu_of(0)
+            .and_then(|cpu| pin::pin_saving(cpu).ok());
         let result = {
             let _in = InRegion::enter();
             catch_unwind(AssertUnwindSafe(|| f(&Context::team(s, 0))))
@@ -282,7 +289,9 @@ impl Runtime {
         }
         // The join: every worker is done with `f` once the counter reaches n - 1.
         let workers = (s.n - 1) as u32;
-        let _ = s.done.wait_until(Waiter::new(s.config.wait), |v| v == workers);
+        let _ = s
+            .done
+            .wait_until(Waiter::new(s.config.wait), |v| v == workers);
         s.done.reset(0);
         // SAFETY: every worker has counted itself done (acquired above) after its last use of
         // the job, and none reads it again before the next epoch.
@@ -293,7 +302,11 @@ impl Runtime {
         if s.poisoned.load(Ordering::SeqCst) {
             s.recover();
         }
-        let payload = s.panic.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let payload = s
+            .panic
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         drop(_region);
         if let Some(p) = payload {
             resume_unwind(p);
@@ -406,7 +419,13 @@ impl Context<'_> {
 
     /// Waits until every team thread has reached this barrier (`#pragma omp barrier`).
     pub fn barrier(&self) {
-        if self.n > 1 && self.shared.barrier.wait_in(self.tid, self.shared.waiter()).is_err() {
+        if self.n > 1
+            && self
+                .shared
+                .barrier
+                .wait_in(self.tid, self.shared.waiter())
+                .is_err()
+        {
             poison_unwind();
         }
     }
@@ -479,7 +498,12 @@ impl Context<'_> {
 
     /// Runs `f` on each of this thread's chunks of `range` under `schedule`, in the order
     /// claimed; no barrier. The building block of the loops (and of `par_for!`).
-    pub fn for_chunks(&self, range: Range<usize>, schedule: Schedule, mut f: impl FnMut(Range<usize>)) {
+    pub fn for_chunks(
+        &self,
+        range: Range<usize>,
+        schedule: Schedule,
+        mut f: impl FnMut(Range<usize>),
+    ) {
         let base = range.start;
         let len = range.end.saturating_sub(base);
         let shift = |r: Range<usize>| base + r.start..base + r.end;

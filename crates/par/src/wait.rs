@@ -86,7 +86,8 @@ impl<'a> Waiter<'a> {
     /// Whether to give up: only a wait that can be poisoned looks at [`POISON`] (the epoch and
     /// join counters use all 32 bits).
     fn poisoned(&self, v: u32, order: Ordering) -> bool {
-        self.poison.is_some_and(|p| v & POISON != 0 || p.load(order))
+        self.poison
+            .is_some_and(|p| v & POISON != 0 || p.load(order))
     }
 }
 
@@ -195,7 +196,7 @@ impl WaitWord {
                 }
                 spin_loop();
                 i = i.wrapping_add(1);
-                if i % YIELD_EVERY == 0 {
+                if i.is_multiple_of(YIELD_EVERY) {
                     yield_now();
                 }
                 if let Some(window) = window {
@@ -206,7 +207,7 @@ impl WaitWord {
                         break;
                     }
                     #[cfg(not(loom))]
-                    if i % CLOCK_EVERY == 0 {
+                    if i.is_multiple_of(CLOCK_EVERY) {
                         let now = std::time::Instant::now();
                         if now.duration_since(*start.get_or_insert(now)) >= window {
                             break;

@@ -42,7 +42,7 @@ fn regions_borrow_the_callers_stack_and_workers_persist() {
     let rt = Runtime::new(config(3));
     let mut ids = std::collections::HashSet::new();
     for round in 0..scaled(500) {
-        let local = vec![round; 3];
+        let local = [round; 3];
         let sum = AtomicUsize::new(0);
         let id = std::sync::Mutex::new(Vec::new());
         rt.parallel(|ctx| {
@@ -128,9 +128,13 @@ fn a_worker_panic_is_reraised_and_the_team_stays_usable() {
                 assert_eq!(hits.load(Ordering::Relaxed) % 10, 3);
                 ctx.barrier();
                 ctx.single(|| hits.fetch_add(10, Ordering::Relaxed));
-                ctx.for_range_schedule(0..10, welltempered_par::Schedule::Dynamic { chunk: 1 }, |_| {
-                    hits.fetch_add(100, Ordering::Relaxed);
-                });
+                ctx.for_range_schedule(
+                    0..10,
+                    welltempered_par::Schedule::Dynamic { chunk: 1 },
+                    |_| {
+                        hits.fetch_add(100, Ordering::Relaxed);
+                    },
+                );
             });
             assert_eq!(hits.into_inner(), 3 + 10 + 1000);
         }
@@ -173,7 +177,11 @@ fn a_panic_in_a_dynamic_loop_releases_threads_waiting_for_a_ring_slot() {
             // Thread 0 runs ahead through more nowait loops than the ring holds and waits
             // for thread 1 to leave the first one: the poison releases it.
             for _ in 0..20 {
-                ctx.for_range_schedule_nowait(0..4, welltempered_par::Schedule::Dynamic { chunk: 1 }, |_| {});
+                ctx.for_range_schedule_nowait(
+                    0..4,
+                    welltempered_par::Schedule::Dynamic { chunk: 1 },
+                    |_| {},
+                );
             }
         })
     }));
@@ -247,7 +255,13 @@ impl Unguarded {
 
 #[test]
 fn critical_excludes_for_every_lock_kind() {
-    for kind in [LockKind::Mutex, LockKind::Hemlock, LockKind::McsPark, LockKind::Ttas, LockKind::Futex] {
+    for kind in [
+        LockKind::Mutex,
+        LockKind::Hemlock,
+        LockKind::McsPark,
+        LockKind::Ttas,
+        LockKind::Futex,
+    ] {
         let rt = Runtime::new(Config {
             threads: 3,
             lock: kind,
@@ -310,9 +324,13 @@ fn more_threads_than_cores_completes() {
                 rt.parallel(|ctx| {
                     hits.fetch_add(1, Ordering::Relaxed);
                     ctx.barrier();
-                    ctx.for_range_schedule(0..100, welltempered_par::Schedule::Guided { min_chunk: 2 }, |_| {
-                        hits.fetch_add(1, Ordering::Relaxed);
-                    });
+                    ctx.for_range_schedule(
+                        0..100,
+                        welltempered_par::Schedule::Guided { min_chunk: 2 },
+                        |_| {
+                            hits.fetch_add(1, Ordering::Relaxed);
+                        },
+                    );
                     let s = ctx.reduce(1usize, |a, b| a + b);
                     assert_eq!(s, threads);
                 });
@@ -339,5 +357,8 @@ fn global_runtime_works() {
         seen[i].fetch_add(1, Ordering::Relaxed);
     });
     assert!(seen.iter().all(|c| c.load(Ordering::Relaxed) == 1));
-    assert_eq!(welltempered_par::reduce(0..50, 0u64, |i| i as u64, |a, b| a + b), 1225);
+    assert_eq!(
+        welltempered_par::reduce(0..50, 0u64, |i| i as u64, |a, b| a + b),
+        1225
+    );
 }

@@ -34,7 +34,9 @@ impl CentralBarrier {
             n,
             count: CachePadded::new(AtomicUsize::new(0)),
             sense: CachePadded::new(WaitWord::new(0)),
-            local: (0..n).map(|_| CachePadded::new(AtomicU32::new(0))).collect(),
+            local: (0..n)
+                .map(|_| CachePadded::new(AtomicU32::new(0)))
+                .collect(),
         }
     }
 

@@ -41,7 +41,9 @@ impl TreeBarrier {
             n,
             arrive: words(),
             release: words(),
-            local: (0..n).map(|_| CachePadded::new(AtomicU32::new(0))).collect(),
+            local: (0..n)
+                .map(|_| CachePadded::new(AtomicU32::new(0)))
+                .collect(),
         }
     }
 

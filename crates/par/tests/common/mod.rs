@@ -35,12 +35,18 @@ pub const SCHEDULES: [Schedule; 9] = [
     Schedule::Dynamic { chunk: 5 },
     Schedule::Dynamic { chunk: usize::MAX },
     Schedule::Guided { min_chunk: 1 },
-    Schedule::Guided { min_chunk: usize::MAX },
+    Schedule::Guided {
+        min_chunk: usize::MAX,
+    },
 ];
 
 /// Every wait policy worth testing.
 pub fn policies() -> [WaitPolicy; 3] {
-    [WaitPolicy::Active, WaitPolicy::Passive, WaitPolicy::default()]
+    [
+        WaitPolicy::Active,
+        WaitPolicy::Passive,
+        WaitPolicy::default(),
+    ]
 }
 
 /// Every reduction kind.
