@@ -44,6 +44,7 @@ mod queue;
 mod remark;
 pub mod spsc;
 mod sync;
+mod trim;
 
 pub use chan::{Builder, IntoIter, Iter, Receiver, RecvGuard, Sender, TryIter, Wait};
 pub use error::{

@@ -39,7 +39,8 @@
 //!
 //! **Memory.** Recycled segments go to a free list (release on push, acquire on take; a taker
 //! swaps the whole list out, which rules out ABA) capped at [`FREE_CAP`] segment: beyond the cap a
-//! segment is freed, so the memory of a burst goes back to the allocator once it is drained.
+//! segment is freed, so the memory of a burst goes back to the allocator once it is drained (and,
+//! with glibc, to the kernel: see `trim.rs`).
 //!
 //! **Guarantees.** FIFO (linearisable). The single/single path is wait-free apart from the
 //! allocator; a shared side is blocking in the strict sense (a claimant that stops while
@@ -131,6 +132,8 @@ impl<T> Segment<T> {
         unsafe {
             std::alloc::dealloc(seg as *mut u8, std::alloc::Layout::new::<Self>())
         };
+        #[cfg(not(loom))]
+        crate::trim::freed(core::mem::size_of::<Self>());
         #[cfg(loom)]
         // SAFETY: allocated by `Box::into_raw` (the caller's contract).
         drop(unsafe { Box::from_raw(seg) });
