@@ -55,13 +55,36 @@ pub fn run_in_child(section: &str, spec: &serde_json::Value) -> Result<Sample> {
     run_child_exe(&exe, section, spec)
 }
 
+/// [`run_in_child`] with these environment variables set in the child (e.g. the allocator it
+/// should use).
+pub fn run_in_child_env(
+    section: &str,
+    spec: &serde_json::Value,
+    env: &[(&str, &str)],
+) -> Result<Sample> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::new(format!("cannot find the harness executable: {e}")))?;
+    run_child_exe_env(&exe, section, spec, env)
+}
+
 /// [`run_in_child`] with an explicit executable (tests use the built binary).
 pub fn run_child_exe(
     exe: &std::path::Path,
     section: &str,
     spec: &serde_json::Value,
 ) -> Result<Sample> {
+    run_child_exe_env(exe, section, spec, &[])
+}
+
+/// [`run_child_exe`] with environment variables.
+pub fn run_child_exe_env(
+    exe: &std::path::Path,
+    section: &str,
+    spec: &serde_json::Value,
+    env: &[(&str, &str)],
+) -> Result<Sample> {
     let out = Command::new(exe)
+        .envs(env.iter().copied())
         .arg(CHILD_COMMAND)
         .arg(section)
         .arg(spec.to_string())

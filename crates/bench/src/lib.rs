@@ -38,6 +38,7 @@
 //! assert!(e.lo <= e.median && e.median <= e.hi);
 //! ```
 
+pub mod alloc;
 pub mod cli;
 pub mod compare;
 pub mod counters;

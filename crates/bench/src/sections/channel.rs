@@ -31,8 +31,18 @@
 //! Unbounded channels would let a fast producer pile up an arbitrary backlog (memory, and a long
 //! drain after the window); producers therefore keep at most [`IN_FLIGHT`] elements ahead of the
 //! consumers (W11: [`POOL_IN_FLIGHT`]), reading the consumers' counts every 64 sends. Bounded
-//! variants hold [`BOUND`] elements. The allocator is not a factor here: every run uses the
-//! system allocator.
+//! variants hold [`BOUND`] elements.
+//!
+//! - `memory`: 10^6 8-byte elements queued on one thread, then drained; the figure is the
+//!   process's resident memory after the drain over its resident memory with the channel idle
+//!   (1.0: everything given back; lower is better), with the peak and the figure 200 ms later
+//!   in `extra`. Always in a child process of its own.
+//!
+//! The allocator is a factor where elements or segments go through the heap ([`HEAP_CHANNELS`]
+//! in W1, W11 and `memory`): with `--allocators`, each such channel also runs as
+//! `<channel>@mimalloc` and `<channel>@jemalloc`, in a child process whose global allocator is
+//! chosen by `WELLTEMPERED_ALLOCATOR` ([`crate::alloc`]). Other variants use the system
+//! allocator.
 //!
 //! Each group's `x` parameter is its swept value (bytes, rate per second, grain in ns, `K`,
 //! workers), so the report draws one plot per sweep.
@@ -665,6 +675,9 @@ pub enum Workload {
     W11,
     /// W1 at 8 bytes with both ends pinned to one CPU.
     Onecore,
+    /// Memory after a burst: resident memory once 10^6 queued elements are drained, over the
+    /// idle channel's.
+    Memory,
 }
 
 impl Workload {
@@ -679,11 +692,12 @@ impl Workload {
             Self::W10 => "w10",
             Self::W11 => "w11",
             Self::Onecore => "onecore",
+            Self::Memory => "memory",
         }
     }
 
     /// Every workload, in report order.
-    pub const ALL: [Workload; 8] = [
+    pub const ALL: [Workload; 9] = [
         Self::W1,
         Self::W2,
         Self::W3,
@@ -692,6 +706,7 @@ impl Workload {
         Self::W10,
         Self::W11,
         Self::Onecore,
+        Self::Memory,
     ];
 }
 
@@ -726,6 +741,9 @@ pub struct Spec {
     pub limit: u64,
     /// Length of the measured window, nanoseconds.
     pub duration_ns: u64,
+    /// The memory workload: elements queued in the burst (0: another workload).
+    #[serde(default)]
+    pub burst: u64,
 }
 
 /// An element of `N` words: the tag (producer and sequence number) first, its complement last.
@@ -1291,6 +1309,81 @@ fn run_pipeline<F: Flavor>(spec: &Spec) -> Result<Sample> {
     ))
 }
 
+/// Resident memory after a burst: queue `spec.burst` 8-byte elements on one thread, drain them
+/// all, and compare the process's resident memory with what it was with the channel idle.
+/// Runs in a child process of its own (resident memory is the whole process's).
+fn run_memory<F: Flavor>(spec: &Spec) -> Result<Sample> {
+    let rss = || {
+        crate::alloc::resident_kib()
+            .map(|k| k as f64)
+            .ok_or_else(|| Error::new("cannot read /proc/self/statm"))
+    };
+    let (mut tx, mut rx) = F::make::<[u64; 1]>();
+    // One element through, so that the idle channel holds whatever it keeps when idle.
+    if !tx.send([0]) || rx.try_recv().is_none() {
+        return Err(Error::new(format!(
+            "{}: the first element did not come through",
+            spec.channel
+        )));
+    }
+    let idle = rss()?;
+    let t0 = Instant::now();
+    for i in 0..spec.burst {
+        if !tx.send([i]) {
+            return Err(Error::new(format!(
+                "{}: send {i} of the burst failed",
+                spec.channel
+            )));
+        }
+    }
+    let peak = rss()?;
+    let mut sum = 0u64;
+    for i in 0..spec.burst {
+        match rx.try_recv() {
+            Some([v]) if v == i => sum = sum.wrapping_add(v),
+            Some([v]) => {
+                return Err(Error::new(format!(
+                    "{}: element {i} of the burst came out as {v}",
+                    spec.channel
+                )));
+            }
+            None => {
+                return Err(Error::new(format!(
+                    "{}: element {i} of the burst is missing",
+                    spec.channel
+                )));
+            }
+        }
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    if rx.try_recv().is_some() {
+        return Err(Error::new(format!(
+            "{}: an element came out twice",
+            spec.channel
+        )));
+    }
+    let drained = rss()?;
+    // Allocators that purge on a timer (mimalloc) get a moment to do it.
+    std::thread::sleep(Duration::from_millis(200));
+    let settled = rss()?;
+    drop((tx, rx));
+    Ok(Sample {
+        variant: spec.channel.clone(),
+        value: drained / idle,
+        ops: spec.burst,
+        wall_s: wall,
+        extra: BTreeMap::from([
+            ("idle_kib".to_string(), idle),
+            ("peak_kib".to_string(), peak),
+            ("drained_kib".to_string(), drained),
+            ("settled_kib".to_string(), settled),
+            ("settled_ratio".to_string(), settled / idle),
+            ("checksum".to_string(), sum as f64),
+        ]),
+        ..Default::default()
+    })
+}
+
 /// Splits W10's `+tx`/`+rx` suffixes off a channel name.
 fn split_ablation(name: &str) -> (&str, bool, bool) {
     let base = name.split('+').next().unwrap_or(name);
@@ -1301,7 +1394,9 @@ fn split_ablation(name: &str) -> (&str, bool, bool) {
 
 fn run_flavor<F: Flavor>(spec: &Spec) -> Result<Sample> {
     let (_, extra_tx, extra_rx) = split_ablation(&spec.channel);
-    if spec.latency {
+    if spec.burst > 0 {
+        run_memory::<F>(spec)
+    } else if spec.latency {
         run_latency::<F>(spec)
     } else if spec.pipeline {
         run_pipeline::<F>(spec)
@@ -1319,7 +1414,18 @@ fn run_flavor<F: Flavor>(spec: &Spec) -> Result<Sample> {
 
 /// Runs one measurement of `spec` in this process.
 pub fn run_spec(spec: &Spec) -> Result<Sample> {
-    let (base, extra_tx, extra_rx) = split_ablation(&spec.channel);
+    let (name, allocator) = split_allocator(&spec.channel);
+    if let Some(a) = allocator
+        && a != crate::alloc::current()
+    {
+        return Err(Error::new(format!(
+            "{}: this process runs on the {} allocator (set {}={a} in its environment)",
+            spec.channel,
+            crate::alloc::current(),
+            crate::alloc::ALLOCATOR_VAR
+        )));
+    }
+    let (base, extra_tx, extra_rx) = split_ablation(name);
     let e = channel_entry(base)?;
     if (extra_tx || extra_rx) && !e.ours {
         return Err(Error::new(format!(
@@ -1353,6 +1459,11 @@ pub struct ChannelArgs {
     /// Run every measurement in a child process.
     #[arg(long)]
     pub isolate: bool,
+    /// Allocators for the workloads whose elements go through the heap (W1, W11, memory):
+    /// system, mimalloc, jemalloc. A channel under a non-system allocator runs in a child process
+    /// as `<channel>@<allocator>` [default: system,mimalloc,jemalloc; quick: system].
+    #[arg(long, value_delimiter = ',')]
+    pub allocators: Option<Vec<String>>,
 }
 
 /// The options in effect after defaults.
@@ -1372,6 +1483,9 @@ pub struct Plan {
     pub isolate: bool,
     /// Calibrated busy-loop iterations per nanosecond.
     pub busy_iters_per_ns: f64,
+    /// Allocators of the heap-bound workloads; `system` first.
+    #[serde(default)]
+    pub allocators: Vec<String>,
 }
 
 impl ChannelArgs {
@@ -1396,7 +1510,13 @@ impl ChannelArgs {
         };
         let mut workloads = self.workloads.clone().unwrap_or_else(|| {
             if quick {
-                vec![Workload::W1, Workload::W9, Workload::W10, Workload::Onecore]
+                vec![
+                    Workload::W1,
+                    Workload::W9,
+                    Workload::W10,
+                    Workload::Onecore,
+                    Workload::Memory,
+                ]
             } else {
                 Workload::ALL.to_vec()
             }
@@ -1409,7 +1529,28 @@ impl ChannelArgs {
         if duration.is_zero() {
             return Err(Error::new("--duration must be more than 0"));
         }
+        let mut allocators = vec!["system".to_string()];
+        let chosen: Vec<String> = match &self.allocators {
+            Some(a) => a.iter().map(|s| s.trim().to_string()).collect(),
+            None if quick => Vec::new(),
+            None => crate::alloc::ALLOCATORS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        };
+        for a in chosen.into_iter().filter(|a| !a.is_empty()) {
+            if !crate::alloc::ALLOCATORS.contains(&a.as_str()) {
+                return Err(Error::new(format!(
+                    "unknown allocator {a:?}; valid allocators: {}",
+                    crate::alloc::ALLOCATORS.join(", ")
+                )));
+            }
+            if !allocators.contains(&a) {
+                allocators.push(a);
+            }
+        }
         Ok(Plan {
+            allocators,
             channels,
             workloads,
             quick,
@@ -1698,6 +1839,32 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
                     }
                 }
             }
+            Workload::Memory => {
+                let metric = Metric {
+                    unit: "x idle".into(),
+                    higher_is_better: false,
+                    op: "burst".into(),
+                };
+                push(
+                    w,
+                    "memory/burst=1e6".into(),
+                    "memory: resident memory after 10^6 queued 8-byte elements are drained, over \
+                     the idle channel's (whole process)"
+                        .into(),
+                    None,
+                    BTreeMap::new(),
+                    &metric,
+                    Spec {
+                        burst: 1_000_000,
+                        ..base.clone()
+                    },
+                    plan.channels
+                        .iter()
+                        .filter(|c| HEAP_CHANNELS.contains(&c.as_str()))
+                        .cloned()
+                        .collect(),
+                );
+            }
             Workload::Onecore => {
                 push(
                     w,
@@ -1715,7 +1882,44 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
             }
         }
     }
+    // The allocator factor: the heap-bound channels again under each other allocator.
+    for cell in &mut out {
+        if !matches!(cell.spec.workload.as_str(), "w1" | "w11" | "memory") {
+            continue;
+        }
+        let heap: Vec<String> = cell
+            .group
+            .variants
+            .iter()
+            .filter(|v| HEAP_CHANNELS.contains(&v.as_str()))
+            .cloned()
+            .collect();
+        for a in plan.allocators.iter().filter(|a| *a != "system") {
+            for v in &heap {
+                cell.group.variants.push(format!("{v}@{a}"));
+            }
+        }
+    }
     out
+}
+
+/// The channels whose elements or segments go through the heap as they flow (unbounded lists
+/// and deques): the allocator factor and the memory workload apply to them.
+pub const HEAP_CHANNELS: &[&str] = &[
+    "ours",
+    "crossbeam",
+    "std",
+    "flume",
+    "kanal",
+    "crossbeam-queue",
+];
+
+/// Splits an `@allocator` suffix off a variant name.
+pub fn split_allocator(name: &str) -> (&str, Option<&str>) {
+    match name.split_once('@') {
+        Some((c, a)) => (c, Some(a)),
+        None => (name, None),
+    }
 }
 
 /// Runs every group of the plan.
@@ -1736,8 +1940,13 @@ pub fn run_plan(plan: &Plan, progress: &Progress) -> Result<Section> {
                 channel: ch.to_string(),
                 ..spec.clone()
             };
-            if plan.isolate {
-                harness::run_in_child("channel", &serde_json::to_value(&spec).unwrap_or_default())
+            let (_, allocator) = split_allocator(ch);
+            if plan.isolate || allocator.is_some() || spec.burst > 0 {
+                harness::run_in_child_env(
+                    "channel",
+                    &serde_json::to_value(&spec).unwrap_or_default(),
+                    &[(crate::alloc::ALLOCATOR_VAR, allocator.unwrap_or("system"))],
+                )
             } else {
                 run_spec(&spec)
             }
@@ -1963,9 +2172,19 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore)] // dozens of threads per cell and sched_setaffinity
     fn every_workload_runs_on_every_channel_and_delivers() {
+        // Every workload but `memory` and the other allocators, which run in child processes
+        // of the `welltempered` binary (this test binary cannot be one); they are checked in
+        // process below and in tests/smoke.rs.
         let plan = ChannelArgs {
             duration: Some(Duration::from_millis(2)),
             reps: Some(1),
+            allocators: Some(vec!["system".into()]),
+            workloads: Some(
+                Workload::ALL
+                    .into_iter()
+                    .filter(|w| *w != Workload::Memory)
+                    .collect(),
+            ),
             ..ChannelArgs::default()
         }
         .plan(false)
@@ -1995,6 +2214,65 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // reads /proc
+    fn the_memory_workload_checks_every_element_of_the_burst() {
+        for ch in HEAP_CHANNELS {
+            let s = run_spec(&Spec {
+                channel: ch.to_string(),
+                burst: 20_000,
+                ..Spec::default()
+            })
+            .unwrap();
+            assert_eq!(s.ops, 20_000, "{ch}");
+            assert_eq!(
+                s.extra["checksum"],
+                (0..20_000u64).sum::<u64>() as f64,
+                "{ch}"
+            );
+            assert!(s.value > 0.0 && s.extra["peak_kib"] > 0.0, "{ch}");
+        }
+    }
+
+    #[test]
+    fn allocator_variants_are_named_checked_and_added_to_heap_workloads() {
+        assert_eq!(split_allocator("ours@mimalloc"), ("ours", Some("mimalloc")));
+        assert_eq!(split_allocator("ours+tx"), ("ours+tx", None));
+        let err = ChannelArgs {
+            allocators: Some(vec!["tcmalloc".into()]),
+            ..ChannelArgs::default()
+        }
+        .plan(true)
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("jemalloc"), "{err}");
+        let plan = ChannelArgs {
+            allocators: Some(vec!["jemalloc".into()]),
+            channels: Some(vec!["ours".into(), "rtrb".into()]),
+            ..ChannelArgs::default()
+        }
+        .plan(true)
+        .unwrap();
+        assert_eq!(plan.allocators, ["system", "jemalloc"]);
+        for cell in groups(&plan) {
+            let v = &cell.group.variants;
+            match cell.spec.workload.as_str() {
+                "w1" => assert_eq!(v, &["ours", "rtrb", "ours@jemalloc"]),
+                "memory" => assert_eq!(v, &["ours", "ours@jemalloc"]),
+                _ => assert!(v.iter().all(|x| !x.contains('@')), "{v:?}"),
+            }
+        }
+        // A child asked for an allocator it does not run on refuses, rather than mislabel.
+        let err = run_spec(&Spec {
+            channel: "ours@jemalloc".into(),
+            burst: 10,
+            ..Spec::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("WELLTEMPERED_ALLOCATOR=jemalloc"), "{err}");
     }
 
     #[test]
