@@ -16,6 +16,15 @@ const PACKAGES: &[&str] = &[
     "lock_api",
     "crossbeam-utils",
     "libc",
+    "rayon",
+    "rayon-core",
+    "crossbeam-channel",
+    "flume",
+    "kanal",
+    "rtrb",
+    "ringbuf",
+    "mimalloc",
+    "tikv-jemallocator",
 ];
 
 fn main() {
@@ -51,4 +60,59 @@ fn main() {
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|| "unknown".to_string());
     println!("cargo:rustc-env=WT_RUSTC_VERSION={version}");
+    libgomp_kernels();
+}
+
+/// Compiles `c/omp_kernels.c` with `-fopenmp` and links libgomp, setting `cfg(wt_libgomp)`, when
+/// the C compiler supports OpenMP and libgomp is installed; otherwise the par section reports the
+/// libgomp variants as skipped, with the reason given here.
+fn libgomp_kernels() {
+    println!("cargo::rustc-check-cfg=cfg(wt_libgomp)");
+    println!("cargo:rerun-if-changed=c/omp_kernels.c");
+    let why_not = match find_libgomp() {
+        Err(why) => why,
+        Ok(()) => match cc::Build::new()
+            .file("c/omp_kernels.c")
+            .flag("-fopenmp")
+            .opt_level(2)
+            .warnings(true)
+            .try_compile("wt_omp_kernels")
+        {
+            Ok(()) => {
+                let compiler = cc::Build::new().get_compiler();
+                let version = Command::new(compiler.path())
+                    .arg("--version")
+                    .output()
+                    .ok()
+                    .and_then(|o| String::from_utf8(o.stdout).ok())
+                    .and_then(|s| s.lines().next().map(str::to_string))
+                    .unwrap_or_else(|| "unknown".to_string());
+                println!("cargo:rustc-env=WT_LIBGOMP_COMPILER={version}");
+                println!("cargo:rustc-link-lib=dylib=gomp");
+                println!("cargo:rustc-cfg=wt_libgomp");
+                println!("cargo:rustc-env=WT_LIBGOMP_SKIPPED=");
+                return;
+            }
+            Err(e) => format!("the C compiler cannot build OpenMP code: {e}"),
+        },
+    };
+    let why_not = why_not.replace('\n', " ");
+    println!("cargo:warning=libgomp baselines disabled: {why_not}");
+    println!("cargo:rustc-env=WT_LIBGOMP_COMPILER=");
+    println!("cargo:rustc-env=WT_LIBGOMP_SKIPPED={why_not}");
+}
+
+/// Whether the C compiler can link libgomp (`gcc -print-file-name=libgomp.so` names a file).
+fn find_libgomp() -> Result<(), String> {
+    let compiler = cc::Build::new().get_compiler();
+    let out = Command::new(compiler.path())
+        .arg("-print-file-name=libgomp.so")
+        .output()
+        .map_err(|e| format!("no C compiler ({}: {e})", compiler.path().display()))?;
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if std::path::Path::new(&path).is_absolute() && std::path::Path::new(&path).exists() {
+        Ok(())
+    } else {
+        Err("libgomp is not installed (apt-get install libgomp1 gcc)".to_string())
+    }
 }

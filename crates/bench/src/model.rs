@@ -88,6 +88,19 @@ pub struct Section {
     pub groups: Vec<Group>,
 }
 
+impl Section {
+    /// The section's baselines that `group` ran, in the section's order: a section whose groups
+    /// compare against different references (libgomp for constructs, serial for speed-ups) lists
+    /// them all, and each group's table shows the ones it has.
+    pub fn baselines_for(&self, group: &Group) -> Vec<String> {
+        self.baselines
+            .iter()
+            .filter(|b| group.variants.contains(b))
+            .cloned()
+            .collect()
+    }
+}
+
 /// One cell of an experiment: fixed parameters, every variant, every repetition.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Group {

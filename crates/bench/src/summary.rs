@@ -124,8 +124,9 @@ pub struct Table {
 /// The table of one group: one row per variant.
 pub fn group_table(section: &Section, group: &Group) -> Table {
     let op = &group.metric.op;
+    let baselines = section.baselines_for(group);
     let mut header = vec!["variant".to_string(), group.metric.unit.clone()];
-    for b in &section.baselines {
+    for b in &baselines {
         header.push(format!("vs {b} [95% CI]"));
     }
     for h in ["max/min", "cpu-us/", "csw/", "cyc/", "ins/", "miss/"] {
@@ -135,7 +136,7 @@ pub fn group_table(section: &Section, group: &Group) -> Table {
             h.to_string()
         });
     }
-    let rows = rows(group, &section.baselines)
+    let rows = rows(group, &baselines)
         .into_iter()
         .map(|r| {
             let mut cells = vec![r.variant.clone(), fmt_value(r.value)];
@@ -206,7 +207,10 @@ pub fn sweep_table(section: &Section, sweep: &crate::output::Sweep) -> Table {
         .iter()
         .map(|&(_, i)| &section.groups[i])
         .collect();
-    let base = section.baselines.first();
+    let base = groups
+        .first()
+        .and_then(|g| section.baselines_for(g).into_iter().next());
+    let base = base.as_ref();
     let mut header = vec![format!(
         "{} by {x}{}",
         groups.first().map_or("", |g| g.metric.unit.as_str()),

@@ -153,3 +153,98 @@ fn child_entry_point_rejects_bad_specs() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad mutex spec"));
 }
+
+#[test]
+fn memory_workload_runs_each_allocator_in_its_own_child() {
+    let dir = scratch("memory");
+    let json = dir.join("channel.json");
+    run_ok(&[
+        "channel",
+        "--quiet",
+        "--workloads",
+        "memory",
+        "--channels",
+        "ours,crossbeam",
+        "--allocators",
+        "system,mimalloc,jemalloc",
+        "--reps",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let r = Report::load(&json).unwrap();
+    let g = &r.sections[0].groups[0];
+    assert_eq!(g.id, "memory/burst=1e6");
+    assert_eq!(
+        g.variants,
+        [
+            "ours",
+            "crossbeam",
+            "ours@mimalloc",
+            "crossbeam@mimalloc",
+            "ours@jemalloc",
+            "crossbeam@jemalloc"
+        ]
+    );
+    for s in &g.reps[0].samples {
+        assert!(s.child, "{}", s.variant);
+        assert_eq!(s.ops, 1_000_000, "{}", s.variant);
+        assert!(
+            s.value > 0.0 && s.extra["peak_kib"] >= s.extra["idle_kib"],
+            "{}",
+            s.variant
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn par_section_runs_ours_libgomp_and_rayon_in_children() {
+    let dir = scratch("par");
+    let json = dir.join("par.json");
+    run_ok(&[
+        "par",
+        "--quiet",
+        "--parts",
+        "epcc,barrier,reduction,idle",
+        "--threads",
+        "2",
+        "--constructs",
+        "parallel,barrier,critical,dynamic-chunk",
+        "--target",
+        "1ms",
+        "--idle",
+        "50ms",
+        "--reps",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let r = Report::load(&json).unwrap();
+    let s = &r.sections[0];
+    assert_eq!(s.name, "par");
+    let libgomp = s.config["libgomp_skipped"].is_null();
+    let ids: Vec<&str> = s.groups.iter().map(|g| g.id.as_str()).collect();
+    assert!(ids.contains(&"epcc/parallel/t=2"), "{ids:?}");
+    assert!(ids.contains(&"barrier-kind/t=2"), "{ids:?}");
+    assert!(ids.contains(&"idle"), "{ids:?}");
+    for g in &s.groups {
+        assert_eq!(
+            g.variants.contains(&"libgomp".to_string()),
+            libgomp && !g.id.starts_with("reduction"),
+            "{}",
+            g.id
+        );
+        for sample in &g.reps[0].samples {
+            assert!(sample.child, "{} {}", g.id, sample.variant);
+            assert!(sample.value.is_finite(), "{} {}", g.id, sample.variant);
+        }
+    }
+    let parallel = s
+        .groups
+        .iter()
+        .find(|g| g.id == "epcc/parallel/t=2")
+        .unwrap();
+    assert!(parallel.variants.contains(&"rayon".to_string()));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,6 +8,7 @@ use crate::model::{Sample, Section};
 
 pub mod channel;
 pub mod mutex;
+pub mod par;
 pub mod preload;
 
 /// What a run of a section needs from the harness.
@@ -39,6 +40,7 @@ pub fn registry() -> Vec<&'static dyn Suite> {
         &mutex::MutexBench,
         &channel::ChannelBench,
         &preload::PreloadBench,
+        &par::ParBench,
     ]
 }
 

@@ -1,0 +1,1801 @@
+//! The team runtime's study (omp0's evaluation, with the EPCC method): `welltempered par`.
+//!
+//! - `epcc`: EPCC syncbench (Bull, EWOMP 1999): time `n` instances of a construct, each around a
+//!   calibrated delay (default 100 ns), subtract `n` delays run alone, divide by `n`: the overhead
+//!   of one construct in µs. Constructs: parallel, for, parallel-for, barrier, single, critical,
+//!   lock, atomic, reduction, and the cost of one `dynamic,1` chunk. Ours (`welltempered-par`,
+//!   default configuration) against libgomp (the same constructs in C, `c/omp_kernels.c`, built
+//!   with `-fopenmp`) and rayon's nearest equivalents (broadcast, `par_iter`), at 2 threads and
+//!   oversubscribed.
+//! - `barrier`: barrier latency per barrier kind (central sense-reversing, tree, dissemination)
+//!   against libgomp's, by thread count.
+//! - `reduction`: omp0's crossover, linear against tree combining, with a combine that costs
+//!   `W` LCG steps (1 to 65,536).
+//! - `lock`: critical-section throughput per `LockKind` against `omp critical`, across
+//!   critical-section lengths and an oversubscription sweep (omp0's lock figures).
+//! - `apps`: Pi, Mandelbrot 512x512 (500 iterations), matmul 256 (and 1024 outside quick mode)
+//!   per schedule, pinned and not; speed-up over serial, against libgomp and rayon.
+//! - `idle`: the CPU time a team burns in the second after a region, ours against libgomp's and
+//!   rayon's defaults (and ours with the active wait policy, for contrast).
+//!
+//! Every sample runs in its own child process (`__child par <spec>`), ours and rayon's too, so
+//! one runtime's threads (libgomp spins 300,000 times before it sleeps) never share a process with
+//! another's, and every variant starts from the same cold state. Results are checked: each
+//! application's answer must agree across variants, and the constructs count what they did.
+
+use super::mutex::{busy, busy_iters, parse_duration, parse_positive};
+use super::{Ctx, Suite};
+use crate::counters::Rusage;
+use crate::harness::{self, CHILD_COMMAND};
+use crate::model::{Group, Metric, Sample, Section};
+use crate::{Error, Result};
+use clap::{ArgMatches, Args, FromArgMatches};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use welltempered_lock::LockKind;
+use welltempered_par::{
+    BarrierKind, Config, Pinning, ReductionKind, Runtime, Schedule, WaitPolicy,
+};
+
+/// The libgomp variant (the constructs' baseline).
+pub const LIBGOMP: &str = "libgomp";
+/// Our runtime.
+pub const OURS: &str = "ours";
+/// rayon's nearest equivalent.
+pub const RAYON: &str = "rayon";
+/// The serial kernel (the applications' baseline).
+pub const SERIAL: &str = "serial";
+/// `omp critical` (the lock sweep's baseline).
+pub const OMP_CRITICAL: &str = "omp-critical";
+
+/// Why the libgomp variants cannot run in this build (empty when they can).
+const LIBGOMP_SKIPPED: &str = env!("WT_LIBGOMP_SKIPPED");
+
+/// The parts of the study, in report order.
+pub const PARTS: &[&str] = &["epcc", "barrier", "reduction", "lock", "apps", "idle"];
+
+/// An EPCC construct.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Construct {
+    /// A parallel region around the delay.
+    Parallel,
+    /// A worksharing loop of one iteration per thread inside one region.
+    For,
+    /// A combined parallel loop of one iteration per thread.
+    ParallelFor,
+    /// A delay then a barrier, inside one region.
+    Barrier,
+    /// A `single` (with its implicit barrier) around the delay.
+    Single,
+    /// A critical section around the delay.
+    Critical,
+    /// A user lock (`omp_set_lock`; our default mutex) around the delay.
+    Lock,
+    /// An atomic increment.
+    Atomic,
+    /// A parallel region with a `+` reduction.
+    Reduction,
+    /// One chunk of a `schedule(dynamic, 1)` loop with an empty body.
+    DynamicChunk,
+}
+
+impl Construct {
+    /// Every construct, in table order.
+    pub const ALL: [Construct; 10] = [
+        Construct::Parallel,
+        Construct::For,
+        Construct::ParallelFor,
+        Construct::Barrier,
+        Construct::Single,
+        Construct::Critical,
+        Construct::Lock,
+        Construct::Atomic,
+        Construct::Reduction,
+        Construct::DynamicChunk,
+    ];
+
+    /// The name used in group ids and `--constructs`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Construct::Parallel => "parallel",
+            Construct::For => "for",
+            Construct::ParallelFor => "parallel-for",
+            Construct::Barrier => "barrier",
+            Construct::Single => "single",
+            Construct::Critical => "critical",
+            Construct::Lock => "lock",
+            Construct::Atomic => "atomic",
+            Construct::Reduction => "reduction",
+            Construct::DynamicChunk => "dynamic-chunk",
+        }
+    }
+
+    /// The code of the construct in `c/omp_kernels.c`.
+    fn c_code(self) -> i32 {
+        Construct::ALL
+            .iter()
+            .position(|&c| c == self)
+            .map_or(-1, |i| i as i32)
+    }
+
+    /// Whether rayon has an equivalent (broadcast, `par_iter`, a parallel sum, a one-element
+    /// split).
+    fn rayon_has(self) -> bool {
+        matches!(
+            self,
+            Construct::Parallel
+                | Construct::ParallelFor
+                | Construct::Reduction
+                | Construct::DynamicChunk
+        )
+    }
+
+    /// Whether the construct runs the delay (the others are timed bare).
+    fn delayed(self) -> bool {
+        !matches!(self, Construct::Atomic | Construct::DynamicChunk)
+    }
+}
+
+fn parse_construct(s: &str) -> std::result::Result<Construct, String> {
+    Construct::ALL
+        .iter()
+        .copied()
+        .find(|c| c.name() == s.trim())
+        .ok_or_else(|| {
+            let names: Vec<&str> = Construct::ALL.iter().map(|c| c.name()).collect();
+            format!("unknown construct {s:?}; valid: {}", names.join(", "))
+        })
+}
+
+/// A loop schedule as the study names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sched {
+    /// Static, one block per thread.
+    Static,
+    /// Dynamic with the application's chunk.
+    Dynamic,
+    /// Guided with the application's chunk as the minimum.
+    Guided,
+}
+
+impl Sched {
+    const ALL: [Sched; 3] = [Sched::Static, Sched::Dynamic, Sched::Guided];
+
+    fn name(self) -> &'static str {
+        match self {
+            Sched::Static => "static",
+            Sched::Dynamic => "dynamic",
+            Sched::Guided => "guided",
+        }
+    }
+
+    fn ours(self, chunk: usize) -> Schedule {
+        match self {
+            Sched::Static => Schedule::Static,
+            Sched::Dynamic => Schedule::Dynamic { chunk },
+            Sched::Guided => Schedule::Guided { min_chunk: chunk },
+        }
+    }
+}
+
+/// An application kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum App {
+    /// Pi by the midpoint rule, 10^7 intervals, chunk 4096.
+    Pi,
+    /// Mandelbrot 512x512, 500 iterations, rows shared out, chunk 1.
+    Mandel,
+    /// 256x256 matrix product, rows shared out, chunk 1.
+    Matmul256,
+    /// 1024x1024 matrix product.
+    Matmul1024,
+}
+
+impl App {
+    const ALL: [App; 4] = [App::Pi, App::Mandel, App::Matmul256, App::Matmul1024];
+
+    fn name(self) -> &'static str {
+        match self {
+            App::Pi => "pi",
+            App::Mandel => "mandel",
+            App::Matmul256 => "matmul256",
+            App::Matmul1024 => "matmul1024",
+        }
+    }
+
+    /// The chunk of the dynamic and guided schedules.
+    fn chunk(self) -> usize {
+        match self {
+            App::Pi => 4096,
+            _ => 1,
+        }
+    }
+}
+
+fn parse_app(s: &str) -> std::result::Result<App, String> {
+    App::ALL
+        .iter()
+        .copied()
+        .find(|a| a.name() == s.trim())
+        .ok_or_else(|| format!("unknown app {s:?}; valid: pi, mandel, matmul256, matmul1024"))
+}
+
+const PI_STEPS: usize = 10_000_000;
+const MANDEL_N: usize = 512;
+const MANDEL_ITER: u32 = 500;
+
+/// Options of `welltempered par`.
+#[derive(Args, Clone, Debug, Default)]
+pub struct ParArgs {
+    /// Parts of the study: epcc, barrier, reduction, lock, apps, idle [default: all].
+    #[arg(long, value_delimiter = ',')]
+    pub parts: Option<Vec<String>>,
+    /// Team sizes for the constructs and barriers [default: 2,4,8; quick: 2,4].
+    #[arg(long, value_delimiter = ',', value_parser = parse_positive)]
+    pub threads: Option<Vec<usize>>,
+    /// EPCC constructs [default: all].
+    #[arg(long, value_delimiter = ',', value_parser = parse_construct)]
+    pub constructs: Option<Vec<Construct>>,
+    /// EPCC delay inside each construct, e.g. 100ns [default: 100ns].
+    #[arg(long, value_parser = parse_duration)]
+    pub delay: Option<Duration>,
+    /// Timed length of one construct measurement, e.g. 20ms [default: 20ms; quick: 10ms].
+    #[arg(long, value_parser = parse_duration)]
+    pub target: Option<Duration>,
+    /// Lock kinds of the lock sweep [default: every kind; quick: mutex,hemlock-park,mcs-park,futex,ttas].
+    #[arg(long, value_delimiter = ',')]
+    pub locks: Option<Vec<String>>,
+    /// Critical-section lengths of the lock sweep [default: 0,100ns,1us,10us; quick: 0,1us].
+    #[arg(long, value_delimiter = ',', value_parser = parse_duration)]
+    pub cs: Option<Vec<Duration>>,
+    /// Applications [default: pi,mandel,matmul256,matmul1024; quick: pi,mandel,matmul256].
+    #[arg(long, value_delimiter = ',', value_parser = parse_app)]
+    pub apps: Option<Vec<App>>,
+    /// Idle window measured after a region, e.g. 1s [default: 1s; quick: 500ms].
+    #[arg(long, value_parser = parse_duration)]
+    pub idle: Option<Duration>,
+    /// Repetitions [default: 5; quick: 3].
+    #[arg(long, value_parser = parse_positive)]
+    pub reps: Option<usize>,
+}
+
+/// The options in effect.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Parts to run.
+    pub parts: Vec<String>,
+    /// Team sizes for constructs and barriers.
+    pub threads: Vec<usize>,
+    /// EPCC constructs.
+    pub constructs: Vec<Construct>,
+    /// EPCC delay, nanoseconds.
+    pub delay_ns: u64,
+    /// Timed length of one construct measurement, milliseconds.
+    pub target_ms: u64,
+    /// Lock kinds of the lock sweep.
+    pub locks: Vec<String>,
+    /// Critical-section lengths, nanoseconds.
+    pub cs_ns: Vec<u64>,
+    /// Team sizes of the lock sweep.
+    pub lock_threads: Vec<usize>,
+    /// Combine costs of the reduction crossover, LCG steps.
+    pub work: Vec<u64>,
+    /// Applications.
+    pub apps: Vec<App>,
+    /// Team size of the applications (the machine's cores).
+    pub app_threads: usize,
+    /// Idle window, milliseconds.
+    pub idle_ms: u64,
+    /// Repetitions.
+    pub reps: usize,
+    /// Why the libgomp variants are missing, if they are.
+    pub libgomp_skipped: Option<String>,
+    /// The C compiler (and so the libgomp) the libgomp variants were built with.
+    pub libgomp_compiler: String,
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+impl ParArgs {
+    /// Applies the defaults and validates the names.
+    pub fn plan(&self, quick: bool) -> Result<Plan> {
+        let parts = match &self.parts {
+            Some(p) => {
+                let mut out = Vec::new();
+                for name in p.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+                    if !PARTS.contains(&name) {
+                        return Err(Error::new(format!(
+                            "unknown part {name:?}; valid parts: {}",
+                            PARTS.join(", ")
+                        )));
+                    }
+                    out.push(name.to_string());
+                }
+                out
+            }
+            None => PARTS.iter().map(|s| s.to_string()).collect(),
+        };
+        let locks: Vec<String> = match &self.locks {
+            Some(l) => l
+                .iter()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            None if quick => ["mutex", "hemlock-park", "mcs-park", "futex", "ttas"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            None => LockKind::ALL.iter().map(|k| k.to_string()).collect(),
+        };
+        for l in &locks {
+            l.parse::<LockKind>()
+                .map_err(|e| Error::new(e.to_string()))?;
+        }
+        let ns = |d: &Duration| d.as_nanos() as u64;
+        let target = self
+            .target
+            .unwrap_or(Duration::from_millis(if quick { 10 } else { 20 }));
+        if target.as_millis() == 0 {
+            return Err(Error::new("--target must be at least 1ms"));
+        }
+        Ok(Plan {
+            parts,
+            threads: self
+                .threads
+                .clone()
+                .unwrap_or_else(|| if quick { vec![2, 4] } else { vec![2, 4, 8] }),
+            constructs: self
+                .constructs
+                .clone()
+                .unwrap_or_else(|| Construct::ALL.to_vec()),
+            delay_ns: self.delay.map_or(100, |d| ns(&d)),
+            target_ms: target.as_millis() as u64,
+            locks,
+            cs_ns: self.cs.as_ref().map_or_else(
+                || {
+                    if quick {
+                        vec![0, 1000]
+                    } else {
+                        vec![0, 100, 1000, 10_000]
+                    }
+                },
+                |v| v.iter().map(ns).collect(),
+            ),
+            lock_threads: if quick { vec![2, 8] } else { vec![2, 4, 8, 16] },
+            work: if quick {
+                vec![1, 256, 65_536]
+            } else {
+                vec![1, 16, 256, 4096, 65_536]
+            },
+            apps: self.apps.clone().unwrap_or_else(|| {
+                if quick {
+                    vec![App::Pi, App::Mandel, App::Matmul256]
+                } else {
+                    App::ALL.to_vec()
+                }
+            }),
+            app_threads: cores(),
+            idle_ms: self
+                .idle
+                .map_or(if quick { 500 } else { 1000 }, |d| d.as_millis() as u64),
+            reps: self.reps.unwrap_or(if quick { 3 } else { 5 }),
+            libgomp_skipped: (!LIBGOMP_SKIPPED.is_empty()).then(|| LIBGOMP_SKIPPED.to_string()),
+            libgomp_compiler: env!("WT_LIBGOMP_COMPILER").to_string(),
+        })
+    }
+}
+
+/// One measurement, run in a child process.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "job", rename_all = "kebab-case")]
+pub enum Job {
+    /// An EPCC construct: overhead in µs per construct.
+    Construct {
+        /// `ours`, `libgomp` or `rayon`; for barriers, `ours` may be a barrier kind.
+        variant: String,
+        /// The construct.
+        construct: Construct,
+        /// Team size.
+        threads: usize,
+        /// Delay inside the construct, ns.
+        delay_ns: u64,
+        /// Timed length, ms.
+        target_ms: u64,
+    },
+    /// One team reduction with a combine of `work` LCG steps: µs per reduction.
+    Reduction {
+        /// `linear` or `tree`.
+        kind: String,
+        /// Team size.
+        threads: usize,
+        /// LCG steps per combine.
+        work: u64,
+        /// Timed length, ms.
+        target_ms: u64,
+    },
+    /// Critical-section throughput: M acquisitions per second.
+    Lock {
+        /// `omp-critical` or a lock kind.
+        variant: String,
+        /// Team size.
+        threads: usize,
+        /// Busy-loop iterations inside the critical section (calibrated by the parent).
+        cs_iters: u64,
+        /// Window, ms.
+        duration_ms: u64,
+    },
+    /// An application kernel: milliseconds per run.
+    App {
+        /// `serial`, `ours`, `ours-pinned`, `libgomp`, `libgomp-pinned` or `rayon`.
+        variant: String,
+        /// The kernel.
+        app: App,
+        /// The schedule.
+        sched: Sched,
+        /// Team size.
+        threads: usize,
+    },
+    /// CPU milliseconds burnt per second of idleness after a region.
+    Idle {
+        /// `ours`, `ours-active`, `libgomp` or `rayon`.
+        variant: String,
+        /// Team size.
+        threads: usize,
+        /// Idle window, ms.
+        idle_ms: u64,
+    },
+}
+
+/// Runs `job` in a child process of this executable, with the environment its runtime needs
+/// (libgomp's pinning is an environment setting) and none of the variables that would change a
+/// runtime's defaults.
+fn run_job(job: &Job) -> Result<Sample> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::new(format!("cannot find the harness executable: {e}")))?;
+    let spec = serde_json::to_value(job).map_err(|e| Error::new(e.to_string()))?;
+    let mut cmd = Command::new(exe);
+    cmd.arg(CHILD_COMMAND)
+        .arg("par")
+        .arg(spec.to_string())
+        .stdin(std::process::Stdio::null());
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if k.starts_with("OMP_") || k.starts_with("GOMP_") || k.starts_with("WELLTEMPERED_") {
+            cmd.env_remove(&k);
+        }
+    }
+    cmd.env_remove("RAYON_NUM_THREADS");
+    if let Job::App { variant, .. } = job
+        && variant == "libgomp-pinned"
+    {
+        cmd.env("OMP_PROC_BIND", "true").env("OMP_PLACES", "cores");
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| Error::new(format!("cannot start the harness child: {e}")))?;
+    if !out.status.success() {
+        return Err(Error::new(format!(
+            "par child {spec} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    harness::parse_child_output(&String::from_utf8_lossy(&out.stdout))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The C side.
+
+/// Safe wrappers over `c/omp_kernels.c`; in a build without libgomp, each returns the reason.
+#[cfg(wt_libgomp)]
+mod gomp {
+    use super::{Construct, Error, Result, Sample, calibrate, expected_count, overhead_sample};
+
+    mod ffi {
+        unsafe extern "C" {
+            pub fn wt_omp_ref(reps: i64, delay: i64) -> f64;
+            pub fn wt_omp_construct(
+                construct: i32,
+                threads: i32,
+                reps: i64,
+                delay: i64,
+                check: *mut i64,
+            ) -> f64;
+            pub fn wt_omp_critical_throughput(
+                threads: i32,
+                seconds: f64,
+                cs: i64,
+                ops: *mut i64,
+            ) -> f64;
+            pub fn wt_omp_pi(
+                threads: i32,
+                schedule: i32,
+                chunk: i32,
+                steps: i64,
+                pi: *mut f64,
+            ) -> f64;
+            pub fn wt_omp_mandel(
+                threads: i32,
+                schedule: i32,
+                chunk: i32,
+                n: i32,
+                max_iter: i32,
+                count: *mut i64,
+            ) -> f64;
+            pub fn wt_omp_matmul(
+                threads: i32,
+                schedule: i32,
+                chunk: i32,
+                n: i32,
+                a: *const f64,
+                b: *const f64,
+                c: *mut f64,
+            ) -> f64;
+            pub fn wt_omp_idle_cpu(threads: i32, seconds: f64) -> f64;
+        }
+    }
+
+    fn reference(reps: u64, delay: i64) -> f64 {
+        // SAFETY: `wt_omp_ref` only runs a local loop; it has no preconditions.
+        unsafe { ffi::wt_omp_ref(reps as i64, delay) }
+    }
+
+    /// Iterations of the C delay loop that take about `ns` (calibrated in this process: the best
+    /// of three runs of 200,000 iterations).
+    fn delay_iters(ns: u64) -> i64 {
+        if ns == 0 {
+            return 0;
+        }
+        let probe = 200_000i64;
+        let best = (0..3)
+            .map(|_| reference(1, probe))
+            .fold(f64::INFINITY, f64::min);
+        ((ns as f64 * 1e-9 / (best / probe as f64)).round() as i64).max(1)
+    }
+
+    /// The EPCC overhead of `construct` under libgomp.
+    pub fn construct(c: Construct, threads: usize, delay_ns: u64, target: f64) -> Result<Sample> {
+        let delay = if c.delayed() {
+            delay_iters(delay_ns)
+        } else {
+            0
+        };
+        let mut check = 0i64;
+        let (reps, test) = calibrate(target, |reps| {
+            // SAFETY: `check` is a valid, exclusive i64; the other arguments are plain values.
+            unsafe {
+                ffi::wt_omp_construct(c.c_code(), threads as i32, reps as i64, delay, &mut check)
+            }
+        });
+        if let Some(e) = expected_count(c, threads, reps)
+            && check as u64 != e
+        {
+            return Err(Error::new(format!(
+                "libgomp {} counted {check}, expected {e}",
+                c.name()
+            )));
+        }
+        let refer = if c.delayed() {
+            reference(reps, delay)
+        } else {
+            0.0
+        };
+        Ok(overhead_sample(reps, test, refer))
+    }
+
+    /// `omp critical` throughput: (seconds, acquisitions).
+    pub fn critical_throughput(threads: usize, seconds: f64, cs_iters: u64) -> Result<(f64, u64)> {
+        let mut ops = 0i64;
+        // SAFETY: `ops` is a valid, exclusive i64; the rest are plain values.
+        let secs = unsafe {
+            ffi::wt_omp_critical_throughput(threads as i32, seconds, cs_iters as i64, &mut ops)
+        };
+        Ok((secs, ops as u64))
+    }
+
+    /// Pi with `steps` intervals.
+    pub fn pi(threads: usize, sched: i32, chunk: usize, steps: usize) -> Result<f64> {
+        let mut pi = 0.0;
+        // SAFETY: `pi` is a valid, exclusive f64.
+        unsafe { ffi::wt_omp_pi(threads as i32, sched, chunk as i32, steps as i64, &mut pi) };
+        Ok(pi)
+    }
+
+    /// The Mandelbrot iteration count.
+    pub fn mandel(threads: usize, sched: i32, chunk: usize, n: usize, iter: u32) -> Result<f64> {
+        let mut count = 0i64;
+        // SAFETY: `count` is a valid, exclusive i64.
+        unsafe {
+            ffi::wt_omp_mandel(
+                threads as i32,
+                sched,
+                chunk as i32,
+                n as i32,
+                iter as i32,
+                &mut count,
+            )
+        };
+        Ok(count as f64)
+    }
+
+    /// `c = a * b` for n x n matrices.
+    pub fn matmul(
+        threads: usize,
+        sched: i32,
+        chunk: usize,
+        n: usize,
+        a: &[f64],
+        b: &[f64],
+        c: &mut [f64],
+    ) -> Result<()> {
+        assert!(a.len() >= n * n && b.len() >= n * n && c.len() >= n * n);
+        // SAFETY: `a` and `b` hold n*n readable elements and `c` n*n writable ones (checked
+        // above), all alive and unaliased for the call.
+        unsafe {
+            ffi::wt_omp_matmul(
+                threads as i32,
+                sched,
+                chunk as i32,
+                n as i32,
+                a.as_ptr(),
+                b.as_ptr(),
+                c.as_mut_ptr(),
+            )
+        };
+        Ok(())
+    }
+
+    /// CPU seconds burnt in `seconds` of idleness after a region.
+    pub fn idle_cpu(threads: usize, seconds: f64) -> Result<f64> {
+        // SAFETY: plain values; the function runs a region, then sleeps.
+        Ok(unsafe { ffi::wt_omp_idle_cpu(threads as i32, seconds) })
+    }
+}
+
+/// A build without libgomp: every libgomp variant reports why it cannot run.
+#[cfg(not(wt_libgomp))]
+mod gomp {
+    use super::{Construct, Error, LIBGOMP_SKIPPED, Result, Sample};
+
+    fn missing<T>() -> Result<T> {
+        Err(Error::new(format!(
+            "libgomp is not built in: {LIBGOMP_SKIPPED}"
+        )))
+    }
+    pub fn construct(_: Construct, _: usize, _: u64, _: f64) -> Result<Sample> {
+        missing()
+    }
+    pub fn critical_throughput(_: usize, _: f64, _: u64) -> Result<(f64, u64)> {
+        missing()
+    }
+    pub fn pi(_: usize, _: i32, _: usize, _: usize) -> Result<f64> {
+        missing()
+    }
+    pub fn mandel(_: usize, _: i32, _: usize, _: usize, _: u32) -> Result<f64> {
+        missing()
+    }
+    pub fn matmul(
+        _: usize,
+        _: i32,
+        _: usize,
+        _: usize,
+        _: &[f64],
+        _: &[f64],
+        _: &mut [f64],
+    ) -> Result<()> {
+        missing()
+    }
+    pub fn idle_cpu(_: usize, _: f64) -> Result<f64> {
+        missing()
+    }
+}
+
+/// What a construct's own counter must read after `reps` instances (`None`: not counted).
+fn expected_count(construct: Construct, threads: usize, reps: u64) -> Option<u64> {
+    let per_thread = reps / threads as u64 * threads as u64;
+    match construct {
+        Construct::Single => Some(reps),
+        Construct::Critical | Construct::Lock | Construct::Atomic => Some(per_thread),
+        Construct::Reduction => Some(reps * threads as u64),
+        Construct::DynamicChunk => Some(reps),
+        _ => None,
+    }
+}
+
+/// Runs `test(reps)` with growing `reps` until one run lasts about `target` seconds; returns
+/// the final `reps` and its elapsed seconds (EPCC's inner-repetition calibration).
+fn calibrate(target: f64, mut test: impl FnMut(u64) -> f64) -> (u64, f64) {
+    let mut reps = 8u64;
+    loop {
+        let t = test(reps);
+        if t >= target || reps >= 1 << 30 {
+            return (reps, t);
+        }
+        let grow = if t <= 0.0 {
+            16.0
+        } else {
+            (target / t * 1.2).clamp(1.5, 16.0)
+        };
+        reps = ((reps as f64 * grow) as u64).max(reps + 1);
+    }
+}
+
+/// The EPCC figure: (test - reference) / reps, in µs.
+fn overhead_sample(reps: u64, test: f64, reference: f64) -> Sample {
+    Sample {
+        value: (test - reference) / reps as f64 * 1e6,
+        ops: reps,
+        wall_s: test,
+        extra: BTreeMap::from([
+            ("test_s".to_string(), test),
+            ("reference_s".to_string(), reference),
+        ]),
+        ..Default::default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Our side and rayon's.
+
+fn runtime(threads: usize, f: impl FnOnce(&mut Config)) -> Runtime {
+    let mut config = Config {
+        threads,
+        ..Config::default()
+    };
+    f(&mut config);
+    let rt = Runtime::new(config);
+    // Start the team before anything is timed.
+    rt.parallel(|_| black_box(()));
+    rt
+}
+
+fn delay(iters: u64) {
+    busy(iters);
+}
+
+fn time(f: impl FnOnce()) -> f64 {
+    let t0 = Instant::now();
+    f();
+    t0.elapsed().as_secs_f64()
+}
+
+fn reference(reps: u64, iters: u64) -> f64 {
+    time(|| {
+        for _ in 0..reps {
+            delay(iters);
+        }
+    })
+}
+
+fn barrier_kind(name: &str) -> Option<BarrierKind> {
+    match name {
+        "central" => Some(BarrierKind::Central),
+        "tree" => Some(BarrierKind::Tree),
+        "dissemination" => Some(BarrierKind::Dissemination),
+        _ => None,
+    }
+}
+
+fn ours_construct(
+    variant: &str,
+    construct: Construct,
+    threads: usize,
+    delay_ns: u64,
+    target: f64,
+) -> Result<Sample> {
+    let barrier = barrier_kind(variant);
+    let rt = runtime(threads, |c| {
+        if let Some(b) = barrier {
+            c.barrier = b;
+        }
+    });
+    let iters = if construct.delayed() {
+        busy_iters(delay_ns)
+    } else {
+        0
+    };
+    let count = AtomicU64::new(0);
+    let mutex = welltempered_lock::Mutex::new(0u64);
+    let t = threads as u64;
+    let test = |reps: u64| -> f64 {
+        count.store(0, Ordering::Relaxed);
+        *mutex.lock() = 0;
+        time(|| match construct {
+            Construct::Parallel => {
+                for _ in 0..reps {
+                    rt.parallel(|_| delay(iters));
+                }
+            }
+            Construct::For => rt.parallel(|ctx| {
+                for _ in 0..reps {
+                    ctx.for_range(0..threads, |_| delay(iters));
+                }
+            }),
+            Construct::ParallelFor => {
+                for _ in 0..reps {
+                    rt.parallel_for(0..threads, |_| delay(iters));
+                }
+            }
+            Construct::Barrier => rt.parallel(|ctx| {
+                for _ in 0..reps {
+                    delay(iters);
+                    ctx.barrier();
+                }
+            }),
+            Construct::Single => rt.parallel(|ctx| {
+                for _ in 0..reps {
+                    ctx.single(|| {
+                        delay(iters);
+                        count.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+            }),
+            Construct::Critical => rt.parallel(|ctx| {
+                for _ in 0..reps / t {
+                    ctx.critical(|| {
+                        delay(iters);
+                        // A load and a store, not an increment: a lost update shows a broken
+                        // critical section.
+                        count.store(count.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+                    });
+                }
+            }),
+            Construct::Lock => rt.parallel(|_| {
+                for _ in 0..reps / t {
+                    let mut g = mutex.lock();
+                    delay(iters);
+                    *g += 1;
+                }
+            }),
+            Construct::Atomic => rt.parallel(|_| {
+                for _ in 0..reps / t {
+                    count.fetch_add(1, Ordering::Relaxed);
+                }
+            }),
+            Construct::Reduction => {
+                for _ in 0..reps {
+                    rt.parallel(|ctx| {
+                        delay(iters);
+                        let sum = ctx.reduce(1u64, |a, b| a + b);
+                        ctx.master(|| count.fetch_add(sum, Ordering::Relaxed));
+                    });
+                }
+            }
+            Construct::DynamicChunk => rt.parallel(|ctx| {
+                ctx.for_range_schedule(0..reps as usize, Schedule::Dynamic { chunk: 1 }, |i| {
+                    black_box(i);
+                });
+                ctx.master(|| count.store(reps, Ordering::Relaxed));
+            }),
+        })
+    };
+    let (reps, elapsed) = calibrate(target, test);
+    let counted = match construct {
+        Construct::Lock => *mutex.lock(),
+        _ => count.load(Ordering::Relaxed),
+    };
+    if let Some(e) = expected_count(construct, threads, reps)
+        && counted != e
+    {
+        return Err(Error::new(format!(
+            "ours {} counted {counted}, expected {e}",
+            construct.name()
+        )));
+    }
+    let refer = if construct.delayed() {
+        reference(reps, iters)
+    } else {
+        0.0
+    };
+    Ok(overhead_sample(reps, elapsed, refer))
+}
+
+fn rayon_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::new(format!("cannot build a rayon pool: {e}")))?;
+    pool.broadcast(|_| black_box(()));
+    Ok(pool)
+}
+
+fn rayon_construct(
+    construct: Construct,
+    threads: usize,
+    delay_ns: u64,
+    target: f64,
+) -> Result<Sample> {
+    use rayon::prelude::*;
+    let pool = rayon_pool(threads)?;
+    let iters = if construct.delayed() {
+        busy_iters(delay_ns)
+    } else {
+        0
+    };
+    let total = AtomicU64::new(0);
+    let test = |reps: u64| -> f64 {
+        total.store(0, Ordering::Relaxed);
+        pool.install(|| {
+            time(|| match construct {
+                Construct::Parallel => {
+                    for _ in 0..reps {
+                        rayon::broadcast(|_| delay(iters));
+                    }
+                }
+                Construct::ParallelFor => {
+                    for _ in 0..reps {
+                        (0..threads).into_par_iter().for_each(|_| delay(iters));
+                    }
+                }
+                Construct::Reduction => {
+                    for _ in 0..reps {
+                        let s: u64 = (0..threads)
+                            .into_par_iter()
+                            .map(|_| {
+                                delay(iters);
+                                1u64
+                            })
+                            .sum();
+                        total.fetch_add(s, Ordering::Relaxed);
+                    }
+                }
+                Construct::DynamicChunk => {
+                    (0..reps as usize)
+                        .into_par_iter()
+                        .with_max_len(1)
+                        .for_each(|i| {
+                            black_box(i);
+                        });
+                    total.store(reps, Ordering::Relaxed);
+                }
+                _ => {}
+            })
+        })
+    };
+    let (reps, elapsed) = calibrate(target, test);
+    if let Some(e) = expected_count(construct, threads, reps)
+        && total.load(Ordering::Relaxed) != e
+    {
+        return Err(Error::new(format!(
+            "rayon {} counted {}, expected {e}",
+            construct.name(),
+            total.load(Ordering::Relaxed)
+        )));
+    }
+    let refer = if construct.delayed() {
+        reference(reps, iters)
+    } else {
+        0.0
+    };
+    Ok(overhead_sample(reps, elapsed, refer))
+}
+
+/// The reduction crossover's combine: `work` LCG steps over the sum.
+fn lcg_combine(a: u64, b: u64, work: u64) -> u64 {
+    let mut x = a.wrapping_add(b);
+    for _ in 0..work {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+    }
+    black_box(x)
+}
+
+fn reduction_job(kind: &str, threads: usize, work: u64, target: f64) -> Result<Sample> {
+    let reduction = match kind {
+        "linear" => ReductionKind::Linear,
+        "tree" => ReductionKind::Tree,
+        other => return Err(Error::new(format!("unknown reduction kind {other:?}"))),
+    };
+    let rt = runtime(threads, |c| c.reduction = reduction);
+    let agreed = AtomicBool::new(true);
+    let test = |reps: u64| -> f64 {
+        time(|| {
+            rt.parallel(|ctx| {
+                for r in 0..reps {
+                    let mine = r ^ ctx.thread_num() as u64;
+                    let all = ctx.reduce(mine, |a, b| lcg_combine(a, b, work));
+                    // Every thread must get the team's one result.
+                    let first = ctx.reduce(all, |a, b| if a == b { a } else { u64::MAX });
+                    if first == u64::MAX {
+                        agreed.store(false, Ordering::Relaxed);
+                    }
+                }
+            })
+        })
+    };
+    let (reps, elapsed) = calibrate(target, test);
+    if !agreed.load(Ordering::Relaxed) {
+        return Err(Error::new(format!(
+            "{kind} reduction gave the threads different results"
+        )));
+    }
+    // Two reductions per repetition: the measured one and the agreement check, which combines
+    // with no work; the figure is the sum (both kinds pay the same check).
+    Ok(Sample {
+        value: elapsed / reps as f64 * 1e6,
+        ops: reps,
+        wall_s: elapsed,
+        ..Default::default()
+    })
+}
+
+fn lock_job(variant: &str, threads: usize, cs_iters: u64, duration_ms: u64) -> Result<Sample> {
+    let window = Duration::from_millis(duration_ms);
+    if variant == OMP_CRITICAL {
+        let before = Rusage::now();
+        let (secs, ops) = gomp::critical_throughput(threads, window.as_secs_f64(), cs_iters)?;
+        let used = Rusage::now().since(&before);
+        return Ok(Sample {
+            value: ops as f64 / secs / 1e6,
+            ops,
+            wall_s: secs,
+            cpu_s: used.cpu_s,
+            vcsw: used.vcsw,
+            ivcsw: used.ivcsw,
+            ..Default::default()
+        });
+    }
+    let kind: LockKind = variant.parse().map_err(|e| Error::new(format!("{e}")))?;
+    let rt = runtime(threads, |c| c.lock = kind);
+    let stop = AtomicBool::new(false);
+    let per_thread: Vec<AtomicU64> = (0..threads).map(|_| AtomicU64::new(0)).collect();
+    let inside = AtomicU64::new(0);
+    let before = Rusage::now();
+    let start = Instant::now();
+    rt.parallel(|ctx| {
+        let me = &per_thread[ctx.thread_num()];
+        let mut n = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            ctx.critical(|| {
+                busy(cs_iters);
+                inside.store(inside.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+            });
+            n += 1;
+            if ctx.thread_num() == 0 && start.elapsed() >= window {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+        me.store(n, Ordering::Relaxed);
+    });
+    let secs = start.elapsed().as_secs_f64();
+    let used = Rusage::now().since(&before);
+    let counts: Vec<u64> = per_thread
+        .iter()
+        .map(|c| c.load(Ordering::Relaxed))
+        .collect();
+    let total: u64 = counts.iter().sum();
+    if inside.load(Ordering::Relaxed) != total {
+        return Err(Error::new(format!(
+            "critical sections under {variant} lost updates: {} of {total}",
+            inside.load(Ordering::Relaxed)
+        )));
+    }
+    Ok(Sample {
+        value: total as f64 / secs / 1e6,
+        ops: total,
+        wall_s: secs,
+        cpu_s: used.cpu_s,
+        vcsw: used.vcsw,
+        ivcsw: used.ivcsw,
+        per_thread: counts,
+        ..Default::default()
+    })
+}
+
+/// Raw pointer to a matrix the team writes row by row.
+#[derive(Clone, Copy)]
+struct Rows(*mut f64);
+// SAFETY: the pointer is only used to write disjoint rows (each row index is visited by exactly
+// one thread, which the schedules guarantee), while the owning Vec outlives the region.
+unsafe impl Send for Rows {}
+// SAFETY: as above: shared access only hands out disjoint rows.
+unsafe impl Sync for Rows {}
+
+impl Rows {
+    /// Row `i` of an `n`-column matrix.
+    ///
+    /// # Safety
+    /// The matrix has at least `(i + 1) * n` elements and outlives `'a`, and no other reference
+    /// to row `i` exists while the returned one lives.
+    unsafe fn row<'a>(&self, i: usize, n: usize) -> &'a mut [f64] {
+        // SAFETY: in bounds, alive and unaliased (the caller's contract).
+        unsafe { std::slice::from_raw_parts_mut(self.0.add(i * n), n) }
+    }
+}
+
+fn matmul_row(a: &[f64], b: &[f64], row: &mut [f64], i: usize, n: usize) {
+    row.fill(0.0);
+    for k in 0..n {
+        let aik = a[i * n + k];
+        let bk = &b[k * n..(k + 1) * n];
+        for (c, &bkj) in row.iter_mut().zip(bk) {
+            *c += aik * bkj;
+        }
+    }
+}
+
+fn mandel_row(row: usize, n: usize, max_iter: u32) -> u64 {
+    let ci = -1.5 + 3.0 * row as f64 / n as f64;
+    let mut total = 0u64;
+    for col in 0..n {
+        let cr = -2.0 + 3.0 * col as f64 / n as f64;
+        let (mut zr, mut zi) = (0.0f64, 0.0f64);
+        let mut k = 0;
+        while k < max_iter && zr * zr + zi * zi <= 4.0 {
+            let t = zr * zr - zi * zi + cr;
+            zi = 2.0 * zr * zi + ci;
+            zr = t;
+            k += 1;
+        }
+        total += u64::from(k);
+    }
+    total
+}
+
+fn pi_term(i: usize, step: f64) -> f64 {
+    let x = (i as f64 + 0.5) * step;
+    4.0 / (1.0 + x * x)
+}
+
+fn matrices(n: usize) -> (Vec<f64>, Vec<f64>) {
+    let a = (0..n * n)
+        .map(|i| ((i * 7 + 3) % 101) as f64 / 101.0)
+        .collect();
+    let b = (0..n * n)
+        .map(|i| ((i * 13 + 5) % 97) as f64 / 97.0)
+        .collect();
+    (a, b)
+}
+
+/// Runs the kernel once as `variant`; returns (seconds, checked answer).
+fn app_once(
+    variant: &str,
+    app: App,
+    sched: Sched,
+    threads: usize,
+    rt: Option<&Runtime>,
+    pool: Option<&rayon::ThreadPool>,
+    mats: &(Vec<f64>, Vec<f64>),
+) -> Result<(f64, f64)> {
+    use rayon::prelude::*;
+    let chunk = app.chunk();
+    let n = match app {
+        App::Matmul256 => 256,
+        App::Matmul1024 => 1024,
+        _ => MANDEL_N,
+    };
+    let (a, b) = (&mats.0, &mats.1);
+    let mut c = vec![
+        0.0f64;
+        if matches!(app, App::Matmul256 | App::Matmul1024) {
+            n * n
+        } else {
+            0
+        }
+    ];
+    let step = 1.0 / PI_STEPS as f64;
+    let t0 = Instant::now();
+    let answer: f64 = match (variant, rt, pool) {
+        (SERIAL, _, _) => match app {
+            App::Pi => (0..PI_STEPS).map(|i| pi_term(i, step)).sum::<f64>() * step,
+            App::Mandel => (0..n).map(|r| mandel_row(r, n, MANDEL_ITER)).sum::<u64>() as f64,
+            _ => {
+                for (i, row) in c.chunks_mut(n).enumerate() {
+                    matmul_row(a, b, row, i, n);
+                }
+                c.iter().sum()
+            }
+        },
+        (_, Some(rt), _) => match app {
+            App::Pi => rt.reduce(0..PI_STEPS, 0.0, |i| pi_term(i, step), |x, y| x + y) * step,
+            App::Mandel => {
+                rt.reduce(0..n, 0u64, |r| mandel_row(r, n, MANDEL_ITER), |x, y| x + y) as f64
+            }
+            _ => {
+                let out = Rows(c.as_mut_ptr());
+                rt.parallel_for_schedule(0..n, sched.ours(chunk), |i| {
+                    // SAFETY: `c` has n*n elements and outlives the loop; row `i` is written by
+                    // the one thread the schedule gives index `i` (each index exactly once).
+                    let row = unsafe { out.row(i, n) };
+                    matmul_row(a, b, row, i, n);
+                });
+                c.iter().sum()
+            }
+        },
+        (_, _, Some(pool)) => pool.install(|| match app {
+            App::Pi => {
+                (0..PI_STEPS)
+                    .into_par_iter()
+                    .map(|i| pi_term(i, step))
+                    .sum::<f64>()
+                    * step
+            }
+            App::Mandel => (0..n)
+                .into_par_iter()
+                .map(|r| mandel_row(r, n, MANDEL_ITER))
+                .sum::<u64>() as f64,
+            _ => {
+                c.par_chunks_mut(n)
+                    .enumerate()
+                    .for_each(|(i, row)| matmul_row(a, b, row, i, n));
+                c.iter().sum()
+            }
+        }),
+        _ => {
+            let s = sched as i32;
+            match app {
+                App::Pi => gomp::pi(threads, s, chunk, PI_STEPS)?,
+                App::Mandel => gomp::mandel(threads, s, chunk, n, MANDEL_ITER)?,
+                _ => {
+                    gomp::matmul(threads, s, chunk, n, a, b, &mut c)?;
+                    c.iter().sum()
+                }
+            }
+        }
+    };
+    Ok((t0.elapsed().as_secs_f64(), answer))
+}
+
+fn app_job(variant: &str, app: App, sched: Sched, threads: usize) -> Result<Sample> {
+    let mats = match app {
+        App::Matmul256 => matrices(256),
+        App::Matmul1024 => matrices(1024),
+        _ => (Vec::new(), Vec::new()),
+    };
+    let rt = variant.starts_with(OURS).then(|| {
+        runtime(threads, |c| {
+            c.schedule = sched.ours(app.chunk());
+            if variant == "ours-pinned" {
+                c.pinning = Pinning::On;
+            }
+        })
+    });
+    let pool = if variant == RAYON {
+        Some(rayon_pool(threads)?)
+    } else {
+        None
+    };
+    // One untimed run warms the team, the caches and the page tables; the second is timed.
+    app_once(
+        variant,
+        app,
+        sched,
+        threads,
+        rt.as_ref(),
+        pool.as_ref(),
+        &mats,
+    )?;
+    let (secs, answer) = app_once(
+        variant,
+        app,
+        sched,
+        threads,
+        rt.as_ref(),
+        pool.as_ref(),
+        &mats,
+    )?;
+    Ok(Sample {
+        value: secs * 1e3,
+        ops: 1,
+        wall_s: secs,
+        extra: BTreeMap::from([("answer".to_string(), answer)]),
+        ..Default::default()
+    })
+}
+
+fn idle_job(variant: &str, threads: usize, idle_ms: u64) -> Result<Sample> {
+    let window = Duration::from_millis(idle_ms);
+    let cpu = match variant {
+        LIBGOMP => gomp::idle_cpu(threads, window.as_secs_f64())?,
+        RAYON => {
+            let pool = rayon_pool(threads)?;
+            pool.broadcast(|_| busy(1000));
+            let before = Rusage::now();
+            std::thread::sleep(window);
+            Rusage::now().since(&before).cpu_s
+        }
+        OURS | "ours-active" => {
+            let rt = runtime(threads, |c| {
+                if variant == "ours-active" {
+                    c.wait = WaitPolicy::Active;
+                }
+            });
+            rt.parallel(|_| busy(1000));
+            let before = Rusage::now();
+            std::thread::sleep(window);
+            Rusage::now().since(&before).cpu_s
+        }
+        other => return Err(Error::new(format!("unknown idle variant {other:?}"))),
+    };
+    Ok(Sample {
+        value: cpu * 1e3 / window.as_secs_f64(),
+        ops: 1,
+        wall_s: window.as_secs_f64(),
+        cpu_s: cpu,
+        ..Default::default()
+    })
+}
+
+/// Runs one job in this (child) process.
+pub fn run_job_here(job: &Job) -> Result<Sample> {
+    match job {
+        Job::Construct {
+            variant,
+            construct,
+            threads,
+            delay_ns,
+            target_ms,
+        } => {
+            let target = *target_ms as f64 / 1e3;
+            match variant.as_str() {
+                LIBGOMP => gomp::construct(*construct, *threads, *delay_ns, target),
+                RAYON => rayon_construct(*construct, *threads, *delay_ns, target),
+                v => ours_construct(v, *construct, *threads, *delay_ns, target),
+            }
+        }
+        Job::Reduction {
+            kind,
+            threads,
+            work,
+            target_ms,
+        } => reduction_job(kind, *threads, *work, *target_ms as f64 / 1e3),
+        Job::Lock {
+            variant,
+            threads,
+            cs_iters,
+            duration_ms,
+        } => lock_job(variant, *threads, *cs_iters, *duration_ms),
+        Job::App {
+            variant,
+            app,
+            sched,
+            threads,
+        } => app_job(variant, *app, *sched, *threads),
+        Job::Idle {
+            variant,
+            threads,
+            idle_ms,
+        } => idle_job(variant, *threads, *idle_ms),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The parent: groups, variants, pairing.
+
+fn metric(unit: &str, higher_is_better: bool, op: &str) -> Metric {
+    Metric {
+        unit: unit.into(),
+        higher_is_better,
+        op: op.into(),
+    }
+}
+
+/// A group's identity before it runs.
+struct Head {
+    id: String,
+    title: String,
+    params: BTreeMap<String, serde_json::Value>,
+    metric: Metric,
+}
+
+/// Runs one group: every variant through `job`, paired and interleaved.
+fn group(
+    ctx: &Ctx<'_>,
+    plan: &Plan,
+    head: Head,
+    variants: Vec<String>,
+    job: impl Fn(&str) -> Job,
+) -> Result<Group> {
+    ctx.progress.stage(&head.id);
+    let reps = harness::run_paired(&variants, plan.reps, ctx.progress, |v| run_job(&job(v)))?;
+    Ok(Group {
+        id: head.id,
+        title: head.title,
+        params: head.params,
+        metric: head.metric,
+        variants,
+        reps,
+    })
+}
+
+fn with_libgomp(plan: &Plan, mut v: Vec<String>) -> Vec<String> {
+    if plan.libgomp_skipped.is_none() {
+        v.insert(0, LIBGOMP.to_string());
+    }
+    v
+}
+
+fn params(pairs: &[(&str, serde_json::Value)]) -> BTreeMap<String, serde_json::Value> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
+}
+
+/// Runs the plan.
+pub fn run_plan(plan: &Plan, ctx: &Ctx<'_>) -> Result<Section> {
+    let mut section = Section {
+        name: "par".into(),
+        title: "Team runtime (EPCC constructs, barriers, reductions, locks, apps, idle)".into(),
+        baselines: vec![
+            LIBGOMP.into(),
+            SERIAL.into(),
+            "linear".into(),
+            OMP_CRITICAL.into(),
+        ],
+        sweep: Some("threads".into()),
+        config: serde_json::to_value(plan).unwrap_or_default(),
+        groups: Vec::new(),
+    };
+    if let Some(why) = &plan.libgomp_skipped {
+        eprintln!("welltempered: par: libgomp variants skipped: {why}");
+    }
+    let has = |p: &str| plan.parts.iter().any(|x| x == p);
+    let lib = |v: Vec<&str>| with_libgomp(plan, v.into_iter().map(String::from).collect());
+    let mut steps = 0usize;
+    if has("epcc") {
+        steps += plan.threads.len() * plan.constructs.len() * 3;
+    }
+    if has("barrier") {
+        steps += plan.threads.len() * 4;
+    }
+    if has("reduction") {
+        steps += plan.work.len() * 2 * 2;
+    }
+    if has("lock") {
+        steps += plan.lock_threads.len() * plan.cs_ns.len() * (plan.locks.len() + 1);
+    }
+    if has("apps") {
+        steps += plan.apps.len() * 3 * 6;
+    }
+    if has("idle") {
+        steps += 4;
+    }
+    ctx.progress.add_steps((steps * plan.reps) as u64);
+
+    if has("epcc") {
+        for &c in &plan.constructs {
+            for &t in &plan.threads {
+                let mut v = vec![OURS];
+                if c.rayon_has() {
+                    v.push(RAYON);
+                }
+                let g = group(
+                    ctx,
+                    plan,
+                    Head {
+                        id: format!("epcc/{}/t={t}", c.name()),
+                        title: format!(
+                            "EPCC {}: µs per construct (delay {} ns subtracted), {t} threads",
+                            c.name(),
+                            plan.delay_ns
+                        ),
+                        params: params(&[("construct", c.name().into()), ("threads", t.into())]),
+                        metric: metric("µs", false, "construct"),
+                    },
+                    lib(v),
+                    |variant| Job::Construct {
+                        variant: variant.to_string(),
+                        construct: c,
+                        threads: t,
+                        delay_ns: plan.delay_ns,
+                        target_ms: plan.target_ms,
+                    },
+                )?;
+                section.groups.push(g);
+            }
+        }
+    }
+    if has("barrier") {
+        for &t in &plan.threads {
+            let g = group(
+                ctx,
+                plan,
+                Head {
+                    id: format!("barrier-kind/t={t}"),
+                    title: format!("Barrier latency by kind: µs per barrier (EPCC), {t} threads"),
+                    params: params(&[("part", "barrier".into()), ("threads", t.into())]),
+                    metric: metric("µs", false, "barrier"),
+                },
+                lib(vec!["central", "tree", "dissemination"]),
+                |variant| Job::Construct {
+                    variant: variant.to_string(),
+                    construct: Construct::Barrier,
+                    threads: t,
+                    delay_ns: plan.delay_ns,
+                    target_ms: plan.target_ms,
+                },
+            )?;
+            section.groups.push(g);
+        }
+    }
+    if has("reduction") {
+        let ts = [2usize, *plan.threads.iter().max().unwrap_or(&2)];
+        let ts: Vec<usize> = if ts[0] == ts[1] { vec![2] } else { ts.to_vec() };
+        for &t in &ts {
+            for &w in &plan.work {
+                let g = group(
+                    ctx,
+                    plan,
+                    Head {
+                        id: format!("reduction/w={w}/t={t}"),
+                        title: format!(
+                            "Team reduction, combine = {w} LCG steps: µs per reduction, {t} threads"
+                        ),
+                        params: params(&[("work", w.into()), ("threads", t.into())]),
+                        metric: metric("µs", false, "reduction"),
+                    },
+                    vec!["linear".into(), "tree".into()],
+                    |variant| Job::Reduction {
+                        kind: variant.to_string(),
+                        threads: t,
+                        work: w,
+                        target_ms: plan.target_ms,
+                    },
+                )?;
+                section.groups.push(g);
+            }
+        }
+    }
+    if has("lock") {
+        let duration_ms = if ctx.quick { 50 } else { 100 };
+        for &cs in &plan.cs_ns {
+            let cs_iters = busy_iters(cs);
+            for &t in &plan.lock_threads {
+                let mut v: Vec<String> = plan.locks.clone();
+                if plan.libgomp_skipped.is_none() {
+                    v.insert(0, OMP_CRITICAL.to_string());
+                }
+                let g = group(
+                    ctx,
+                    plan,
+                    Head {
+                        id: format!("critical/cs={cs}ns/t={t}"),
+                        title: format!(
+                            "critical sections of {cs} ns by lock kind: M/s, {t} threads"
+                        ),
+                        params: params(&[("cs_ns", cs.into()), ("threads", t.into())]),
+                        metric: metric("M/s", true, "acq"),
+                    },
+                    v,
+                    |variant| Job::Lock {
+                        variant: variant.to_string(),
+                        threads: t,
+                        cs_iters,
+                        duration_ms,
+                    },
+                )?;
+                section.groups.push(g);
+            }
+        }
+    }
+    if has("apps") {
+        let t = plan.app_threads;
+        for &app in &plan.apps {
+            for sched in Sched::ALL {
+                let variants = {
+                    let mut v = vec![SERIAL.to_string(), OURS.into(), "ours-pinned".into()];
+                    if plan.libgomp_skipped.is_none() {
+                        v.push(LIBGOMP.into());
+                        v.push("libgomp-pinned".into());
+                    }
+                    v.push(RAYON.into());
+                    v
+                };
+                let g = group(
+                    ctx,
+                    plan,
+                    Head {
+                        id: format!("app/{}/{}", app.name(), sched.name()),
+                        title: format!(
+                            "{} with schedule({}{}): ms per run, {t} threads (ratio vs serial = speed-up)",
+                            app.name(),
+                            sched.name(),
+                            if sched == Sched::Static {
+                                String::new()
+                            } else {
+                                format!(", {}", app.chunk())
+                            }
+                        ),
+                        params: params(&[
+                            ("app", app.name().into()),
+                            ("schedule", sched.name().into()),
+                        ]),
+                        metric: metric("ms", false, "run"),
+                    },
+                    variants,
+                    |variant| Job::App {
+                        variant: variant.to_string(),
+                        app,
+                        sched,
+                        threads: t,
+                    },
+                )?;
+                check_answers(&g, app)?;
+                section.groups.push(g);
+            }
+        }
+    }
+    if has("idle") {
+        let t = plan.app_threads;
+        let g = group(
+            ctx,
+            plan,
+            Head {
+                id: "idle".into(),
+                title: format!(
+                    "An idle team after one region: CPU ms burnt per second idle, {t} threads"
+                ),
+                params: params(&[("part", "idle".into())]),
+                metric: metric("cpu-ms/s", false, "window"),
+            },
+            lib(vec![OURS, "ours-active", RAYON]),
+            |variant| Job::Idle {
+                variant: variant.to_string(),
+                threads: t,
+                idle_ms: plan.idle_ms,
+            },
+        )?;
+        section.groups.push(g);
+    }
+    Ok(section)
+}
+
+/// Every variant of an application group must compute the serial answer (Pi to 1e-9; the
+/// Mandelbrot count exactly; the matrix sum to 1e-9 relative).
+fn check_answers(g: &Group, app: App) -> Result<()> {
+    let serial = g
+        .reps
+        .iter()
+        .find_map(|r| r.sample(SERIAL))
+        .and_then(|s| s.extra.get("answer").copied());
+    let Some(want) = serial else {
+        return Ok(());
+    };
+    for r in &g.reps {
+        for s in &r.samples {
+            let got = s.extra.get("answer").copied().unwrap_or(f64::NAN);
+            let ok = match app {
+                App::Mandel => got == want,
+                App::Pi => (got - want).abs() <= 1e-9,
+                _ => ((got - want) / want).abs() <= 1e-9,
+            };
+            if !ok {
+                return Err(Error::new(format!(
+                    "{} under {} computed {got}, serial {want}",
+                    app.name(),
+                    s.variant
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The team-runtime section.
+#[derive(Clone, Copy, Debug)]
+pub struct ParBench;
+
+impl Suite for ParBench {
+    fn name(&self) -> &'static str {
+        "par"
+    }
+
+    fn about(&self) -> &'static str {
+        "The team runtime against libgomp and rayon: EPCC constructs, barriers, reductions, \
+         locks, apps, idle CPU"
+    }
+
+    fn args(&self, cmd: clap::Command) -> clap::Command {
+        ParArgs::augment_args(cmd)
+    }
+
+    fn run(&self, args: &ArgMatches, ctx: &Ctx<'_>) -> Result<Section> {
+        let a = ParArgs::from_arg_matches(args).map_err(|e| Error::new(e.to_string()))?;
+        run_plan(&a.plan(ctx.quick)?, ctx)
+    }
+
+    fn run_child(&self, spec: &serde_json::Value) -> Result<Sample> {
+        let job: Job = serde_json::from_value(spec.clone())
+            .map_err(|e| Error::new(format!("bad par job {spec}: {e}")))?;
+        run_job_here(&job)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructs_parse_by_name_and_c_codes_match_the_c_enum() {
+        assert_eq!(parse_construct("barrier").unwrap(), Construct::Barrier);
+        let err = parse_construct("nope").unwrap_err();
+        assert!(err.contains("dynamic-chunk"), "{err}");
+        assert_eq!(Construct::Parallel.c_code(), 0);
+        assert_eq!(Construct::DynamicChunk.c_code(), 9);
+    }
+
+    #[test]
+    fn quick_plan_is_small_and_names_are_checked() {
+        let p = ParArgs::default().plan(true).unwrap();
+        assert_eq!(p.threads, [2, 4]);
+        assert!(!p.apps.contains(&App::Matmul1024));
+        assert_eq!(p.locks.len(), 5);
+        let bad = ParArgs {
+            locks: Some(vec!["nope".into()]),
+            ..Default::default()
+        };
+        assert!(bad.plan(true).unwrap_err().to_string().contains("hemlock"));
+        let bad = ParArgs {
+            parts: Some(vec!["epcc".into(), "nope".into()]),
+            ..Default::default()
+        };
+        assert!(bad.plan(true).unwrap_err().to_string().contains("idle"));
+    }
+
+    #[test]
+    fn calibration_reaches_the_target() {
+        let (reps, t) = calibrate(0.01, |r| r as f64 * 1e-6);
+        assert!(t >= 0.01);
+        assert!(reps >= 10_000);
+    }
+
+    #[test]
+    fn jobs_round_trip_through_json() {
+        let j = Job::App {
+            variant: "ours".into(),
+            app: App::Mandel,
+            sched: Sched::Guided,
+            threads: 2,
+        };
+        let v = serde_json::to_value(&j).unwrap();
+        assert_eq!(v["job"], "app");
+        assert_eq!(serde_json::from_value::<Job>(v).unwrap(), j);
+    }
+
+    #[test]
+    fn ours_constructs_count_what_they_did() {
+        for c in Construct::ALL {
+            let s = ours_construct(OURS, c, 2, 0, 0.001).unwrap();
+            assert!(s.ops >= 8, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn apps_agree_with_serial() {
+        let mats = matrices(256);
+        let serial = app_once(SERIAL, App::Matmul256, Sched::Static, 2, None, None, &mats)
+            .unwrap()
+            .1;
+        let rt = runtime(2, |c| c.schedule = Sched::Dynamic.ours(1));
+        let ours = app_once(
+            OURS,
+            App::Matmul256,
+            Sched::Dynamic,
+            2,
+            Some(&rt),
+            None,
+            &mats,
+        )
+        .unwrap()
+        .1;
+        assert_eq!(serial, ours);
+        let m = app_once(SERIAL, App::Mandel, Sched::Static, 2, None, None, &mats)
+            .unwrap()
+            .1;
+        let mo = app_once(OURS, App::Mandel, Sched::Guided, 2, Some(&rt), None, &mats)
+            .unwrap()
+            .1;
+        assert_eq!(m, mo);
+    }
+}
