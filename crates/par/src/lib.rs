@@ -59,6 +59,9 @@
 //! Under `--cfg loom` only the barriers and the chunk dispenser are built (the model-checked
 //! algorithms); the runtime needs the operating system's threads and locks.
 
+// Under loom only the model-checked algorithms are built; the team's helpers go unused.
+#![cfg_attr(loom, allow(dead_code))]
+
 #[cfg(not(loom))]
 mod env;
 #[cfg(not(loom))]
