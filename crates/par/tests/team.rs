@@ -362,3 +362,20 @@ fn global_runtime_works() {
         1225
     );
 }
+
+#[test]
+fn runtime_is_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Runtime>();
+    send_sync::<Config>();
+    send_sync::<welltempered_par::EnvError>();
+}
+
+#[test]
+fn from_env_reads_the_process_environment() {
+    // Only reads: the variables are whatever the test runner has (normally unset).
+    match Runtime::from_env() {
+        Ok(rt) => assert!(rt.num_threads() >= 1),
+        Err(e) => assert!(e.variable().starts_with("WELLTEMPERED_")),
+    }
+}
