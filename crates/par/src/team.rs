@@ -133,6 +133,9 @@ pub(crate) struct Shared {
     ring: DispenserRing,
     singles: CachePadded<AtomicUsize>,
     slots: Box<[CachePadded<ThreadSlot>]>,
+    /// The master's CPU when it is to be pinned (computed once: counting the online CPUs reads
+    /// sysfs).
+    master_cpu: Option<usize>,
     /// The exchange slots of `Context::reduce`, one per team thread.
     pub(crate) reduce_slots: Box<[AnySlot]>,
 }
@@ -219,6 +222,7 @@ impl Runtime {
             ring: DispenserRing::new(n),
             singles: CachePadded::new(AtomicUsize::new(0)),
             slots: (0..n).map(|_| CachePadded::default()).collect(),
+            master_cpu: config.pinning.cpu_of(0),
             reduce_slots: (0..n).map(|_| CachePadded::new(Mutex::new(None))).collect(),
             config,
         });
@@ -275,11 +279,7 @@ impl Runtime {
         // Starts the region; SeqCst (a release) publishes the job.
         s.epoch.fetch_add_wake(1);
 
-        let saved = s
-            .config
-            .pinning
-            .cpu_of(0)
-            .and_then(|cpu| pin::pin_saving(cpu).ok());
+        let saved = s.master_cpu.and_then(|cpu| pin::pin_saving(cpu).ok());
         let result = {
             let _in = InRegion::enter();
             catch_unwind(AssertUnwindSafe(|| f(&Context::team(s, 0))))
