@@ -1,0 +1,89 @@
+//! `cargo welltempered check [PATH] [--format text|json] [--fix]`: prints the channel-topology
+//! remarks of a crate (and migrates it with `--fix`); `cargo welltempered reach` prints the reach
+//! table. Exit code 0 on success, 1 on error (the message, naming file:line, on stderr).
+#![forbid(unsafe_code)]
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "cargo-welltempered",
+    about = "Channel topologies of a crate, proved statically"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Analyses the crate at PATH (default: the current directory).
+    Check {
+        /// The crate (a directory holding Cargo.toml).
+        path: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Rewrite the constructors to welltempered::channel (checked with cargo check).
+        #[arg(long)]
+        fix: bool,
+        /// Add welltempered as a path dependency from DIR instead of version "0.1".
+        #[arg(long)]
+        welltempered_path: Option<PathBuf>,
+    },
+    /// Runs the analysis over the pinned reach corpus and prints WTC's table.
+    Reach,
+}
+
+fn main() -> ExitCode {
+    let mut args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("welltempered") {
+        args.remove(1);
+    }
+    let cli = Cli::parse_from(args);
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
+    match cli.cmd {
+        Cmd::Check {
+            path,
+            format,
+            fix,
+            welltempered_path,
+        } => {
+            let path = path.unwrap_or_else(|| PathBuf::from("."));
+            let analysis = welltempered_analyze::analyze_crate(&path)?;
+            match format {
+                Format::Text => print!("{analysis}"),
+                Format::Json => println!("{}", welltempered_analyze::remark::to_json(&analysis)),
+            }
+            if fix {
+                let report =
+                    welltempered_analyze::fix::apply(&analysis, welltempered_path.as_deref())?;
+                print!("{report}");
+            }
+            Ok(())
+        }
+        Cmd::Reach => {
+            let report =
+                welltempered_analyze::reach::run(&welltempered_analyze::reach::Options::default())?;
+            print!("{}", report.to_text());
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! Crate discovery: the manifest, its targets (`src/lib.rs`, `src/main.rs`, `src/bin/*.rs`,
+//! `[[bin]]`/`[lib]` `path`s), and every file reached through `mod` declarations (with
+//! `#[path]`), parsed with syn.
+
+use crate::Error;
+use std::path::{Path, PathBuf};
+
+/// One parsed source file.
+pub struct SourceFile {
+    /// Path relative to the crate root, with `/` separators.
+    pub rel: String,
+    /// Absolute path.
+    pub abs: PathBuf,
+    /// The text.
+    pub text: String,
+    /// The syntax tree.
+    pub ast: syn::File,
+}
+
+/// A crate's parsed sources.
+pub struct Crate {
+    /// The directory holding `Cargo.toml`.
+    pub root: PathBuf,
+    /// Every file reached from the targets.
+    pub files: Vec<SourceFile>,
+}
+
+/// Finds the crate at `path` and parses its sources.
+pub fn discover(path: &Path) -> Result<Crate, Error> {
+    if !path.exists() {
+        return Err(Error::NoSuchPath(path.to_path_buf()));
+    }
+    let root = if path.is_file() {
+        path.parent().unwrap_or(Path::new(".")).to_path_buf()
+    } else {
+        path.to_path_buf()
+    };
+    let manifest = root.join("Cargo.toml");
+    if !manifest.is_file() {
+        return Err(Error::NoCrate(root));
+    }
+    let text = std::fs::read_to_string(&manifest).map_err(|e| Error::Io {
+        file: manifest.clone(),
+        message: e.to_string(),
+    })?;
+    let mut targets = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if let Some(v) = key_value(t, "edition")
+            && !matches!(v.as_str(), "2015" | "2018" | "2021" | "2024")
+        {
+            return Err(Error::Edition {
+                file: manifest,
+                line: i + 1,
+                edition: v,
+            });
+        }
+        if let Some(v) = key_value(t, "path")
+            && v.ends_with(".rs")
+        {
+            targets.push(root.join(v));
+        }
+    }
+    for t in ["src/lib.rs", "src/main.rs"] {
+        targets.push(root.join(t));
+    }
+    if let Ok(rd) = std::fs::read_dir(root.join("src/bin")) {
+        let mut bins: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+            .collect();
+        bins.sort();
+        targets.extend(bins);
+    }
+    let mut krate = Crate {
+        root: root.clone(),
+        files: Vec::new(),
+    };
+    for t in targets {
+        if t.is_file() {
+            load(&mut krate, &t, true)?;
+        }
+    }
+    Ok(krate)
+}
+
+fn key_value(line: &str, key: &str) -> Option<String> {
+    let rest = line.strip_prefix(key)?.trim_start();
+    let rest = rest.strip_prefix('=')?.trim();
+    let rest = rest.strip_prefix('"')?;
+    Some(rest[..rest.find('"')?].to_string())
+}
+
+fn load(krate: &mut Crate, file: &Path, mod_root: bool) -> Result<(), Error> {
+    let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+    if krate.files.iter().any(|f| f.abs == abs) {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(&abs).map_err(|e| Error::Io {
+        file: abs.clone(),
+        message: e.to_string(),
+    })?;
+    let ast = syn::parse_file(&text).map_err(|e| {
+        let s = e.span().start();
+        Error::Parse {
+            file: rel_path(&krate.root, &abs).into(),
+            line: s.line,
+            column: s.column + 1,
+            message: e.to_string(),
+        }
+    })?;
+    let rel = rel_path(&krate.root, &abs);
+    let dir = abs.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mod_dir = if mod_root {
+        dir.clone()
+    } else {
+        dir.join(abs.file_stem().unwrap_or_default())
+    };
+    let mut next = Vec::new();
+    collect_mods(&ast.items, &dir, &mod_dir, &mut next);
+    krate.files.push(SourceFile {
+        rel,
+        abs,
+        text,
+        ast,
+    });
+    for (p, root) in next {
+        if p.is_file() {
+            load(krate, &p, root)?;
+        }
+    }
+    Ok(())
+}
+
+fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|a| {
+        if !a.path().is_ident("path") {
+            return None;
+        }
+        match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        }
+    })
+}
+
+fn collect_mods(items: &[syn::Item], dir: &Path, mod_dir: &Path, out: &mut Vec<(PathBuf, bool)>) {
+    for item in items {
+        let syn::Item::Mod(m) = item else { continue };
+        let name = m.ident.to_string();
+        if let Some((_, inner)) = &m.content {
+            collect_mods(inner, &mod_dir.join(&name), &mod_dir.join(&name), out);
+            continue;
+        }
+        if let Some(p) = path_attr(&m.attrs) {
+            out.push((dir.join(p), true));
+            continue;
+        }
+        let flat = mod_dir.join(format!("{name}.rs"));
+        if flat.is_file() {
+            out.push((flat, false));
+        } else {
+            out.push((mod_dir.join(&name).join("mod.rs"), true));
+        }
+    }
+}
+
+fn rel_path(root: &Path, abs: &Path) -> String {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    abs.strip_prefix(&root)
+        .unwrap_or(abs)
+        .to_string_lossy()
+        .replace('\\', "/")
+}

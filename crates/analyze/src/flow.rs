@@ -1,0 +1,1067 @@
+//! Handle tracking (WTC's producer/consumer proof, adapted to Rust ownership): each side of each
+//! channel is followed from its `let (tx, rx)` binding through aliases, wrappers (`Arc`, `Mutex`,
+//! `Some`, ...), clones (once, or in a loop: many), closures given to `thread::spawn`,
+//! `Builder::spawn`, scoped and rayon spawns, same-crate calls (parameters by position, recursion
+//! guarded), and into the places it cannot follow: stores into fields, collections and statics
+//! (conservative), returns and hand-offs to external code, macros and closures it does not know
+//! (refused, or conservative for macros of the crate).
+
+use crate::discover::Crate;
+use crate::resolve::Imports;
+use crate::verdict::{Channel, Count, Side, Site};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use std::collections::{HashMap, HashSet};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+struct FnDef<'a> {
+    file: usize,
+    sig: &'a syn::Signature,
+    block: &'a syn::Block,
+}
+
+struct Index<'a> {
+    krate: &'a Crate,
+    imports: Vec<Imports>,
+    fns: HashMap<String, Vec<FnDef<'a>>>,
+    macros: HashMap<String, Site>,
+}
+
+/// Analyses every channel construction of the crate.
+pub fn analyze(krate: &Crate) -> Vec<Channel> {
+    let mut ix = Index {
+        krate,
+        imports: krate.files.iter().map(|f| Imports::of(&f.ast)).collect(),
+        fns: HashMap::new(),
+        macros: HashMap::new(),
+    };
+    for (i, f) in krate.files.iter().enumerate() {
+        let mut c = Collect {
+            ix: &mut ix,
+            file: i,
+        };
+        c.visit_file(&f.ast);
+    }
+    let mut out = Vec::new();
+    for (i, f) in krate.files.iter().enumerate() {
+        let mut finder = Finder {
+            ix: &ix,
+            file: i,
+            handled: HashSet::new(),
+            out: &mut out,
+            fn_body: None,
+        };
+        finder.visit_file(&f.ast);
+    }
+    out.sort_by(|a, b| a.site.cmp(&b.site));
+    out
+}
+
+struct Collect<'i, 'a> {
+    ix: &'i mut Index<'a>,
+    file: usize,
+}
+
+impl<'a> Visit<'a> for Collect<'_, 'a> {
+    fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+        self.ix
+            .fns
+            .entry(f.sig.ident.to_string())
+            .or_default()
+            .push(FnDef {
+                file: self.file,
+                sig: &f.sig,
+                block: &f.block,
+            });
+        syn::visit::visit_item_fn(self, f);
+    }
+    fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
+        self.ix
+            .fns
+            .entry(f.sig.ident.to_string())
+            .or_default()
+            .push(FnDef {
+                file: self.file,
+                sig: &f.sig,
+                block: &f.block,
+            });
+        syn::visit::visit_impl_item_fn(self, f);
+    }
+    fn visit_item_macro(&mut self, m: &'a syn::ItemMacro) {
+        if m.mac.path.is_ident("macro_rules")
+            && let Some(id) = &m.ident
+        {
+            let s = site(self.ix.krate, self.file, id.span());
+            self.ix.macros.insert(id.to_string(), s);
+        }
+    }
+}
+
+fn site(krate: &Crate, file: usize, span: Span) -> Site {
+    let s = span.start();
+    Site {
+        file: krate.files[file].rel.clone(),
+        line: s.line,
+        column: s.column + 1,
+    }
+}
+
+fn offset(text: &str, lc: proc_macro2::LineColumn) -> usize {
+    let mut off = 0;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == lc.line {
+            return off
+                + line
+                    .char_indices()
+                    .nth(lc.column)
+                    .map_or(line.len(), |(b, _)| b);
+        }
+        off += line.len();
+    }
+    off
+}
+
+struct Finder<'i, 'a> {
+    ix: &'i Index<'a>,
+    file: usize,
+    handled: HashSet<usize>,
+    out: &'i mut Vec<Channel>,
+    fn_body: Option<*const syn::Block>,
+}
+
+fn unwrap_pat(p: &syn::Pat) -> &syn::Pat {
+    match p {
+        syn::Pat::Type(t) => unwrap_pat(&t.pat),
+        syn::Pat::Paren(t) => unwrap_pat(&t.pat),
+        _ => p,
+    }
+}
+
+fn pat_ident(p: &syn::Pat) -> Option<String> {
+    match unwrap_pat(p) {
+        syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
+        _ => None,
+    }
+}
+
+fn pat_binds(p: &syn::Pat, out: &mut HashSet<String>) {
+    struct B<'o>(&'o mut HashSet<String>);
+    impl<'a> Visit<'a> for B<'_> {
+        fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
+            self.0.insert(i.ident.to_string());
+            syn::visit::visit_pat_ident(self, i);
+        }
+    }
+    B(out).visit_pat(p);
+}
+
+impl Finder<'_, '_> {
+    fn ctor_call<'e>(&self, e: &'e syn::Expr) -> Option<(&'e syn::ExprCall, crate::resolve::Ctor)> {
+        let syn::Expr::Call(c) = e else { return None };
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let ctor = self.ix.imports[self.file].constructor(&p.path)?;
+        Some((c, ctor))
+    }
+
+    fn channel(&self, call: &syn::ExprCall, ctor: crate::resolve::Ctor) -> Channel {
+        let text = &self.ix.krate.files[self.file].text;
+        let fs = call.func.span();
+        let reason = Side::Refused {
+            reason: "not bound to a (sender, receiver) pattern".into(),
+            site: site(self.ix.krate, self.file, call.span()),
+        };
+        Channel {
+            site: site(self.ix.krate, self.file, call.span()),
+            constructor: ctor.name,
+            bounded: ctor.bounded,
+            senders: reason.clone(),
+            receivers: reason,
+            func_span: (offset(text, fs.start()), offset(text, fs.end())),
+        }
+    }
+
+    fn block(&mut self, b: &syn::Block, is_fn_body: bool) {
+        for (i, st) in b.stmts.iter().enumerate() {
+            let syn::Stmt::Local(l) = st else { continue };
+            let Some(init) = &l.init else { continue };
+            let Some((call, ctor)) = self.ctor_call(&init.expr) else {
+                continue;
+            };
+            self.handled.insert(call as *const _ as usize);
+            let mut ch = self.channel(call, ctor);
+            if let syn::Pat::Tuple(t) = unwrap_pat(&l.pat)
+                && t.elems.len() == 2
+            {
+                let rest = &b.stmts[i + 1..];
+                let elems: Vec<&syn::Pat> = t.elems.iter().collect();
+                ch.senders = side(self.ix, self.file, elems[0], rest, is_fn_body);
+                ch.receivers = side(self.ix, self.file, elems[1], rest, is_fn_body);
+            }
+            self.out.push(ch);
+        }
+    }
+}
+
+impl<'a> Visit<'a> for Finder<'_, 'a> {
+    fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+        self.fn_body = Some(&*f.block as *const _);
+        syn::visit::visit_item_fn(self, f);
+    }
+    fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
+        self.fn_body = Some(&f.block as *const _);
+        syn::visit::visit_impl_item_fn(self, f);
+    }
+    fn visit_block(&mut self, b: &'a syn::Block) {
+        let is_body = self.fn_body == Some(b as *const _);
+        self.fn_body = None;
+        self.block(b, is_body);
+        syn::visit::visit_block(self, b);
+    }
+    fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+        if !self.handled.contains(&(c as *const _ as usize)) {
+            let e = syn::Expr::Call(c.clone());
+            if let Some((_, ctor)) = self.ctor_call(&e) {
+                let ch = self.channel(c, ctor);
+                self.out.push(ch);
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+}
+
+#[derive(Default)]
+struct Unit {
+    used: bool,
+    on_constructing: bool,
+    spawns: Vec<Site>,
+    borrowed_spawn: bool,
+    many: Option<(String, Site)>,
+}
+
+#[derive(Default)]
+struct Acc {
+    units: Vec<Unit>,
+    cons: Option<(String, Site)>,
+    refused: Option<(String, Site)>,
+}
+
+#[derive(Clone, Default)]
+struct Ctx {
+    thread: Option<Site>,
+    borrowed: bool,
+    many: Option<(String, Site)>,
+    in_loop: bool,
+}
+
+fn side(ix: &Index<'_>, file: usize, pat: &syn::Pat, rest: &[syn::Stmt], is_fn_body: bool) -> Side {
+    let mut acc = Acc::default();
+    if let syn::Pat::Wild(_) = unwrap_pat(pat) {
+        return verdict(acc);
+    }
+    let Some(name) = pat_ident(pat) else {
+        return Side::Refused {
+            reason: "bound to a pattern the analysis does not follow".into(),
+            site: site(ix.krate, file, pat.span()),
+        };
+    };
+    acc.units.push(Unit::default());
+    let mut w = Walker {
+        ix,
+        file,
+        acc: &mut acc,
+        names: HashSet::from([name]),
+        closures: HashMap::new(),
+        ctx: Ctx::default(),
+        unit: 0,
+        stack: Vec::new(),
+    };
+    w.stmts(rest, is_fn_body);
+    verdict(acc)
+}
+
+fn verdict(acc: Acc) -> Side {
+    let mut count = Count::N(0);
+    let mut threads = Vec::new();
+    let mut why = None;
+    for u in &acc.units {
+        if !u.used {
+            continue;
+        }
+        let c = if let Some(m) = &u.many {
+            why.get_or_insert_with(|| m.clone());
+            Count::Many
+        } else {
+            let mut n = u.spawns.len().max(1);
+            if u.on_constructing && u.borrowed_spawn {
+                n += 1;
+            }
+            Count::of(n)
+        };
+        count = count.plus(c);
+        threads.extend(u.spawns.iter().cloned());
+    }
+    threads.sort();
+    threads.dedup();
+    if let Some((reason, site)) = acc.refused {
+        return Side::Refused { reason, site };
+    }
+    if let Some((reason, site)) = acc.cons {
+        let at_least = if count.value() == Some(0) {
+            Count::One
+        } else {
+            count
+        };
+        return Side::Conservative {
+            at_least,
+            reason,
+            site,
+        };
+    }
+    Side::Exact {
+        count,
+        threads,
+        why: if count == Count::Many { why } else { None },
+    }
+}
+
+enum Carry {
+    Alias,
+    Clone(Site),
+}
+
+const WRAPPERS: &[&str] = &[
+    "new", "Some", "Ok", "Box", "Arc", "Rc", "Mutex", "RwLock", "RefCell", "Cell",
+];
+const ACCESS: &[&str] = &[
+    "lock",
+    "read",
+    "write",
+    "borrow",
+    "borrow_mut",
+    "as_ref",
+    "as_mut",
+    "unwrap",
+    "expect",
+    "get",
+    "take",
+    "deref",
+    "as_deref",
+    "get_mut",
+    "into_inner",
+];
+const STORE: &[&str] = &[
+    "push",
+    "push_back",
+    "push_front",
+    "insert",
+    "extend",
+    "append",
+    "set",
+    "replace",
+    "get_or_init",
+    "put",
+    "store",
+];
+const ITER: &[&str] = &[
+    "map",
+    "for_each",
+    "filter",
+    "filter_map",
+    "flat_map",
+    "fold",
+    "try_for_each",
+    "any",
+    "all",
+    "find",
+    "inspect",
+    "and_then",
+    "map_err",
+    "unwrap_or_else",
+    "take_while",
+    "skip_while",
+    "try_fold",
+    "or_else",
+    "then",
+    "map_or_else",
+];
+const FORMAT: &[&str] = &[
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "format",
+    "write",
+    "writeln",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "dbg",
+    "vec",
+    "format_args",
+    "unreachable",
+    "todo",
+];
+
+struct Walker<'w, 'a> {
+    ix: &'w Index<'a>,
+    file: usize,
+    acc: &'w mut Acc,
+    names: HashSet<String>,
+    closures: HashMap<String, syn::ExprClosure>,
+    ctx: Ctx,
+    unit: usize,
+    stack: Vec<(usize, String)>,
+}
+
+fn mentions_tokens(ts: &TokenStream, names: &HashSet<String>) -> bool {
+    ts.clone().into_iter().any(|t| match t {
+        TokenTree::Ident(i) => names.contains(&i.to_string()),
+        TokenTree::Group(g) => mentions_tokens(&g.stream(), names),
+        _ => false,
+    })
+}
+
+fn mentions(e: &syn::Expr, names: &HashSet<String>) -> bool {
+    struct M<'n> {
+        names: &'n HashSet<String>,
+        hit: bool,
+    }
+    impl<'a> Visit<'a> for M<'_> {
+        fn visit_ident(&mut self, i: &'a proc_macro2::Ident) {
+            if self.names.contains(&i.to_string()) {
+                self.hit = true;
+            }
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            if mentions_tokens(&m.tokens, self.names) {
+                self.hit = true;
+            }
+        }
+    }
+    let mut m = M { names, hit: false };
+    m.visit_expr(e);
+    m.hit
+}
+
+fn last_seg(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+impl Walker<'_, '_> {
+    fn site(&self, span: Span) -> Site {
+        site(self.ix.krate, self.file, span)
+    }
+
+    fn refuse(&mut self, reason: &str, span: Span) {
+        let s = self.site(span);
+        self.acc.refused.get_or_insert((reason.to_string(), s));
+    }
+
+    fn conservative(&mut self, reason: &str, span: Span) {
+        let s = self.site(span);
+        self.acc.cons.get_or_insert((reason.to_string(), s));
+    }
+
+    fn use_here(&mut self) {
+        let u = &mut self.acc.units[self.unit];
+        u.used = true;
+        match &self.ctx.thread {
+            Some(t) => {
+                if !u.spawns.contains(t) {
+                    u.spawns.push(t.clone());
+                }
+                u.borrowed_spawn |= self.ctx.borrowed;
+            }
+            None => u.on_constructing = true,
+        }
+        if let Some(m) = &self.ctx.many {
+            u.many.get_or_insert_with(|| m.clone());
+        }
+    }
+
+    fn stored(&mut self, c: Carry, reason: &str, span: Span) {
+        match c {
+            Carry::Clone(s) => {
+                let u = self.new_unit(s);
+                let saved = self.unit;
+                self.unit = u;
+                self.use_here();
+                self.unit = saved;
+            }
+            Carry::Alias => self.use_here(),
+        }
+        self.conservative(reason, span);
+    }
+
+    fn new_unit(&mut self, clone_site: Site) -> usize {
+        let mut u = Unit::default();
+        if self.ctx.in_loop {
+            u.many = Some(("cloned in a loop".into(), clone_site));
+        }
+        self.acc.units.push(u);
+        self.acc.units.len() - 1
+    }
+
+    fn carries(&self, e: &syn::Expr) -> Option<Carry> {
+        match e {
+            syn::Expr::Path(p) => {
+                let id = p.path.get_ident()?.to_string();
+                self.names.contains(&id).then_some(Carry::Alias)
+            }
+            syn::Expr::Reference(r) => self.carries(&r.expr),
+            syn::Expr::Paren(p) => self.carries(&p.expr),
+            syn::Expr::MethodCall(m) => {
+                let inner = self.carries(&m.receiver)?;
+                let name = m.method.to_string();
+                if (name == "clone" || name == "to_owned") && m.args.is_empty() {
+                    Some(Carry::Clone(self.site(m.method.span())))
+                } else if ACCESS.contains(&name.as_str()) {
+                    Some(inner)
+                } else {
+                    None
+                }
+            }
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(p) = &*c.func else {
+                    return None;
+                };
+                let segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                if c.args.len() != 1 {
+                    return None;
+                }
+                let inner = self.carries(&c.args[0])?;
+                let last = segs.last()?.as_str();
+                if last == "clone" {
+                    return Some(Carry::Clone(self.site(c.span())));
+                }
+                if segs.iter().any(|s| WRAPPERS.contains(&s.as_str())) && last != "spawn" {
+                    return Some(inner);
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn stmts(&mut self, stmts: &[syn::Stmt], is_fn_body: bool) {
+        let saved = (self.names.clone(), self.closures.clone());
+        for (i, st) in stmts.iter().enumerate() {
+            match st {
+                syn::Stmt::Local(l) => self.local(l, &stmts[i + 1..], is_fn_body),
+                syn::Stmt::Item(_) => {}
+                syn::Stmt::Expr(e, semi) => {
+                    if is_fn_body && semi.is_none() && i + 1 == stmts.len() {
+                        if let syn::Expr::Tuple(t) = e
+                            && t.elems.iter().any(|x| self.carries(x).is_some())
+                        {
+                            self.refuse("returned from its function", e.span());
+                            continue;
+                        }
+                        if let Some(c) = self.carries(e) {
+                            if let Carry::Clone(_) = c {
+                                let s = self.site(e.span());
+                                self.new_unit(s);
+                            }
+                            self.refuse("returned from its function", e.span());
+                            continue;
+                        }
+                    }
+                    self.visit_expr(e);
+                }
+                syn::Stmt::Macro(m) => self.mac(&m.mac),
+            }
+        }
+        (self.names, self.closures) = saved;
+    }
+
+    fn local(&mut self, l: &syn::Local, rest: &[syn::Stmt], is_fn_body: bool) {
+        let mut binds = HashSet::new();
+        pat_binds(&l.pat, &mut binds);
+        if let Some(init) = &l.init {
+            if let Some(c) = self.carries(&init.expr) {
+                match (pat_ident(&l.pat), c) {
+                    (Some(n), Carry::Alias) => {
+                        self.names.insert(n);
+                        return;
+                    }
+                    (Some(n), Carry::Clone(s)) => {
+                        let u = self.new_unit(s);
+                        let saved_unit = self.unit;
+                        let saved_names = std::mem::replace(&mut self.names, HashSet::from([n]));
+                        let saved_cl = std::mem::take(&mut self.closures);
+                        self.unit = u;
+                        self.stmts(rest, is_fn_body);
+                        self.unit = saved_unit;
+                        self.names = saved_names;
+                        self.closures = saved_cl;
+                        for b in &binds {
+                            self.names.remove(b);
+                        }
+                        return;
+                    }
+                    (None, _) => {
+                        self.refuse("bound to a pattern the analysis does not follow", l.span());
+                        return;
+                    }
+                }
+            }
+            if let (Some(n), syn::Expr::Closure(c)) = (pat_ident(&l.pat), &*init.expr)
+                && mentions(&init.expr, &self.names)
+            {
+                self.closures.insert(n, c.clone());
+                return;
+            }
+            self.visit_expr(&init.expr);
+            if let Some((_, d)) = &init.diverge {
+                self.visit_expr(d);
+            }
+        }
+        for b in &binds {
+            self.names.remove(b);
+            self.closures.remove(b);
+        }
+    }
+
+    fn with_ctx(&mut self, ctx: Ctx, shadow: &HashSet<String>, body: &syn::Expr) {
+        let saved = (self.ctx.clone(), self.names.clone());
+        self.ctx = ctx;
+        for b in shadow {
+            self.names.remove(b);
+        }
+        self.visit_expr(body);
+        (self.ctx, self.names) = saved;
+    }
+
+    fn closure_params(c: &syn::ExprClosure) -> HashSet<String> {
+        let mut s = HashSet::new();
+        for p in &c.inputs {
+            pat_binds(p, &mut s);
+        }
+        s
+    }
+
+    fn as_closure(&self, e: &syn::Expr) -> Option<syn::ExprClosure> {
+        match e {
+            syn::Expr::Closure(c) => Some(c.clone()),
+            syn::Expr::Path(p) => {
+                let id = p.path.get_ident()?.to_string();
+                self.closures.get(&id).cloned()
+            }
+            _ => None,
+        }
+    }
+
+    fn spawn(&mut self, c: &syn::ExprClosure, span: Span, broadcast: bool) {
+        let s = self.site(span);
+        let mut ctx = self.ctx.clone();
+        ctx.thread = Some(s.clone());
+        ctx.borrowed = c.capture.is_none();
+        if ctx.in_loop || broadcast {
+            let why = if broadcast {
+                "spawned on every worker"
+            } else {
+                "spawned in a loop"
+            };
+            ctx.many.get_or_insert((why.into(), s));
+        }
+        ctx.in_loop = false;
+        let shadow = Self::closure_params(c);
+        self.with_ctx(ctx, &shadow, &c.body);
+    }
+
+    fn inline_closure(&mut self, c: &syn::ExprClosure, in_loop: bool) {
+        let mut ctx = self.ctx.clone();
+        ctx.in_loop |= in_loop;
+        let shadow = Self::closure_params(c);
+        self.with_ctx(ctx, &shadow, &c.body);
+    }
+
+    fn call_same_crate(
+        &mut self,
+        name: &str,
+        args: &[&syn::Expr],
+        offset: usize,
+        span: Span,
+    ) -> bool {
+        let Some(defs) = self.ix.fns.get(name) else {
+            return false;
+        };
+        if defs.len() != 1 {
+            self.conservative(
+                &format!("call to {name} resolves to several functions"),
+                span,
+            );
+            return true;
+        }
+        let def = &defs[0];
+        let key = (def.file, name.to_string());
+        for (i, a) in args.iter().enumerate() {
+            let Some(c) = self.carries(a) else {
+                if let Some(cl) = self.as_closure(a) {
+                    if mentions(&syn::Expr::Closure(cl), &self.names) {
+                        self.refuse(&format!("captured by a closure given to {name}"), a.span());
+                    }
+                    continue;
+                }
+                self.visit_expr(a);
+                continue;
+            };
+            if self.stack.contains(&key) {
+                self.conservative(&format!("recursive call to {name}"), span);
+                continue;
+            }
+            let Some(param) = def.sig.inputs.iter().nth(i + offset) else {
+                self.refuse(&format!("handed to {name}"), a.span());
+                continue;
+            };
+            let pname = match param {
+                syn::FnArg::Typed(t) => pat_ident(&t.pat),
+                syn::FnArg::Receiver(_) => None,
+            };
+            let Some(pname) = pname else {
+                self.refuse(&format!("bound to a parameter pattern of {name}"), a.span());
+                continue;
+            };
+            let saved = (
+                self.unit,
+                std::mem::replace(&mut self.names, HashSet::from([pname])),
+                std::mem::take(&mut self.closures),
+                self.file,
+            );
+            if let Carry::Clone(s) = c {
+                self.unit = self.new_unit(s);
+            }
+            self.file = def.file;
+            self.stack.push(key.clone());
+            self.stmts(&def.block.stmts, true);
+            self.stack.pop();
+            (self.unit, self.names, self.closures, self.file) = saved;
+        }
+        true
+    }
+
+    fn mac(&mut self, m: &syn::Macro) {
+        let name = m
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if !mentions_tokens(&m.tokens, &self.names) {
+            return;
+        }
+        if FORMAT.contains(&name.as_str()) {
+            let parsed = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            );
+            if let Ok(args) = parsed {
+                for a in &args {
+                    if self.carries(a).is_some() {
+                        self.use_here();
+                    } else {
+                        self.visit_expr(a);
+                    }
+                }
+                return;
+            }
+        }
+        if name == "select" || name == "select_biased" {
+            self.use_here();
+            return;
+        }
+        match self.ix.macros.get(&name) {
+            Some(def) => {
+                let reason = format!("hidden in macro {name} at {}:{}", def.file, def.line);
+                self.conservative(&reason, m.path.span());
+            }
+            None => self.refuse(&format!("handed to macro {name}!"), m.path.span()),
+        }
+    }
+}
+
+impl<'v> Visit<'v> for Walker<'_, '_> {
+    fn visit_item(&mut self, _: &'v syn::Item) {}
+
+    fn visit_block(&mut self, b: &'v syn::Block) {
+        self.stmts(&b.stmts, false);
+    }
+
+    fn visit_macro(&mut self, m: &'v syn::Macro) {
+        self.mac(m);
+    }
+
+    fn visit_expr(&mut self, e: &'v syn::Expr) {
+        match e {
+            syn::Expr::Path(p) => {
+                if let Some(id) = p.path.get_ident() {
+                    let id = id.to_string();
+                    if self.names.contains(&id) || self.closures.contains_key(&id) {
+                        self.refuse("used in a way the analysis does not follow", e.span());
+                    }
+                }
+            }
+            syn::Expr::MethodCall(mc) => {
+                let m = mc.method.to_string();
+                if let Some(c) = self.carries(&mc.receiver) {
+                    if let Carry::Clone(s) = c {
+                        self.new_unit(s);
+                        self.conservative(
+                            "cloned into a place the analysis does not follow",
+                            mc.method.span(),
+                        );
+                    } else {
+                        self.use_here();
+                    }
+                    for a in &mc.args {
+                        self.visit_expr(a);
+                    }
+                    return;
+                }
+                if m.starts_with("spawn") {
+                    let cls: Vec<_> = mc.args.iter().filter_map(|a| self.as_closure(a)).collect();
+                    if !cls.is_empty() {
+                        self.visit_expr(&mc.receiver);
+                        for c in &cls {
+                            self.spawn(c, mc.method.span(), m == "spawn_broadcast");
+                        }
+                        return;
+                    }
+                }
+                if self.call_same_crate_method(mc) {
+                    return;
+                }
+                self.visit_expr(&mc.receiver);
+                for a in &mc.args {
+                    if let Some(c) = self.carries(a) {
+                        if STORE.contains(&m.as_str()) {
+                            let what = match &*mc.receiver {
+                                syn::Expr::Path(p)
+                                    if p.path.segments.last().is_some_and(|s| {
+                                        s.ident.to_string().chars().all(|c| !c.is_lowercase())
+                                    }) =>
+                                {
+                                    "stored in a static"
+                                }
+                                _ => "stored in a collection",
+                            };
+                            self.stored(c, what, a.span());
+                        } else {
+                            if let Carry::Clone(s) = c {
+                                self.new_unit(s);
+                            }
+                            self.refuse(&format!("handed to method {m}"), a.span());
+                        }
+                    } else if let Some(cl) = self.as_closure(a) {
+                        if !mentions(&syn::Expr::Closure(cl.clone()), &self.names) {
+                            self.visit_expr(a);
+                        } else if ITER.contains(&m.as_str()) {
+                            self.inline_closure(&cl, true);
+                        } else if m == "scope" {
+                            self.inline_closure(&cl, false);
+                        } else {
+                            self.refuse(
+                                &format!("captured by a closure given to method {m}"),
+                                a.span(),
+                            );
+                        }
+                    } else {
+                        self.visit_expr(a);
+                    }
+                }
+            }
+            syn::Expr::Call(c) => {
+                let Some(last) = last_seg(&c.func) else {
+                    syn::visit::visit_expr_call(self, c);
+                    return;
+                };
+                let args: Vec<&syn::Expr> = c.args.iter().collect();
+                if matches!(last.as_str(), "spawn" | "spawn_fifo" | "spawn_broadcast") {
+                    let cls: Vec<_> = args.iter().filter_map(|a| self.as_closure(a)).collect();
+                    if !cls.is_empty() {
+                        for cl in &cls {
+                            self.spawn(cl, c.func.span(), last == "spawn_broadcast");
+                        }
+                        return;
+                    }
+                }
+                if matches!(last.as_str(), "scope" | "in_place_scope")
+                    && let Some(cl) = args.first().and_then(|a| self.as_closure(a))
+                {
+                    self.inline_closure(&cl, false);
+                    return;
+                }
+                if last == "join" && args.len() == 2 {
+                    let cls: Vec<_> = args.iter().filter_map(|a| self.as_closure(a)).collect();
+                    if cls.len() == 2 {
+                        for cl in &cls {
+                            self.spawn(cl, cl.span(), false);
+                        }
+                        return;
+                    }
+                }
+                if last == "drop" && args.len() == 1 && self.carries(args[0]).is_some() {
+                    return;
+                }
+                let is_ctor = matches!(&*c.func, syn::Expr::Path(p)
+                    if self.ix.imports[self.file].constructor(&p.path).is_some());
+                if is_ctor {
+                    return;
+                }
+                let local = matches!(&*c.func, syn::Expr::Path(p)
+                    if p.path.segments.len() == 1 || p.path.segments[0].ident == "crate"
+                        || p.path.segments[0].ident == "self" || p.path.segments[0].ident == "super"
+                        || p.path.segments[0].ident == "Self");
+                if (local || self.ix.fns.contains_key(&last))
+                    && args
+                        .iter()
+                        .any(|a| self.carries(a).is_some() || self.as_closure(a).is_some())
+                    && self.call_same_crate(&last, &args, 0, c.span())
+                {
+                    return;
+                }
+                for a in args {
+                    if let Some(cr) = self.carries(a) {
+                        if let Carry::Clone(s) = cr {
+                            self.new_unit(s);
+                        }
+                        let f = match &*c.func {
+                            syn::Expr::Path(p) => p
+                                .path
+                                .segments
+                                .iter()
+                                .map(|s| s.ident.to_string())
+                                .collect::<Vec<_>>()
+                                .join("::"),
+                            _ => last.clone(),
+                        };
+                        self.refuse(&format!("handed to external function {f}"), a.span());
+                    } else if let Some(cl) = self.as_closure(a) {
+                        if mentions(&syn::Expr::Closure(cl.clone()), &self.names) {
+                            self.refuse(
+                                &format!("captured by a closure given to {last}"),
+                                a.span(),
+                            );
+                        }
+                    } else {
+                        self.visit_expr(a);
+                    }
+                }
+                self.visit_expr(&c.func);
+            }
+            syn::Expr::Closure(c) => {
+                if mentions(e, &self.names) {
+                    self.refuse(
+                        "captured by a closure the analysis does not follow",
+                        c.span(),
+                    );
+                }
+            }
+            syn::Expr::ForLoop(f) => {
+                if self.carries(&f.expr).is_some() {
+                    self.use_here();
+                } else {
+                    self.visit_expr(&f.expr);
+                }
+                let saved = (self.ctx.in_loop, self.names.clone());
+                self.ctx.in_loop = true;
+                let mut b = HashSet::new();
+                pat_binds(&f.pat, &mut b);
+                for n in b {
+                    self.names.remove(&n);
+                }
+                self.stmts(&f.body.stmts, false);
+                (self.ctx.in_loop, self.names) = saved;
+            }
+            syn::Expr::While(w) => {
+                let saved = self.ctx.in_loop;
+                self.ctx.in_loop = true;
+                self.visit_expr(&w.cond);
+                self.stmts(&w.body.stmts, false);
+                self.ctx.in_loop = saved;
+            }
+            syn::Expr::Loop(l) => {
+                let saved = self.ctx.in_loop;
+                self.ctx.in_loop = true;
+                self.stmts(&l.body.stmts, false);
+                self.ctx.in_loop = saved;
+            }
+            syn::Expr::Struct(s) => {
+                for f in &s.fields {
+                    if let Some(c) = self.carries(&f.expr) {
+                        self.stored(c, "stored in a field", f.expr.span());
+                    } else {
+                        self.visit_expr(&f.expr);
+                    }
+                }
+                if let Some(r) = &s.rest {
+                    self.visit_expr(r);
+                }
+            }
+            syn::Expr::Assign(a) => {
+                if let Some(c) = self.carries(&a.right) {
+                    self.stored(c, "stored in a field", a.right.span());
+                } else {
+                    self.visit_expr(&a.right);
+                }
+                self.visit_expr(&a.left);
+            }
+            syn::Expr::Return(r) => {
+                if let Some(x) = &r.expr {
+                    if self.carries(x).is_some() {
+                        self.refuse("returned from its function", x.span());
+                    } else {
+                        self.visit_expr(x);
+                    }
+                }
+            }
+            syn::Expr::Async(a) => {
+                if mentions(e, &self.names) {
+                    self.refuse("captured by an async block", a.span());
+                }
+            }
+            _ => syn::visit::visit_expr(self, e),
+        }
+    }
+}
+
+impl Walker<'_, '_> {
+    fn call_same_crate_method(&mut self, mc: &syn::ExprMethodCall) -> bool {
+        let name = mc.method.to_string();
+        let has_handle = mc.args.iter().any(|a| {
+            self.carries(a).is_some()
+                || self
+                    .as_closure(a)
+                    .is_some_and(|c| mentions(&syn::Expr::Closure(c), &self.names))
+        });
+        if !has_handle
+            || STORE.contains(&name.as_str())
+            || ITER.contains(&name.as_str())
+            || name == "scope"
+        {
+            return false;
+        }
+        let Some(defs) = self.ix.fns.get(&name) else {
+            return false;
+        };
+        let offset = usize::from(
+            defs.len() == 1 && matches!(defs[0].sig.inputs.first(), Some(syn::FnArg::Receiver(_))),
+        );
+        self.visit_expr(&mc.receiver);
+        let args: Vec<&syn::Expr> = mc.args.iter().collect();
+        self.call_same_crate(&name, &args, offset, mc.span())
+    }
+}

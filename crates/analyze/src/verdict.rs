@@ -1,0 +1,109 @@
+//! Verdict types: per channel and side, exact (count and the threads that use it),
+//! conservative (a lower bound with its reason) or refused (with its reason).
+
+use serde::Serialize;
+
+/// A source position, path relative to the crate root, 1-based line and column.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Site {
+    /// File relative to the crate root.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+/// How many handles (threads) use one side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Count {
+    /// Exactly one (at most one at any time).
+    One,
+    /// A bounded number other than one (0 when no handle is ever used).
+    N(usize),
+    /// Unbounded (a loop creates them).
+    Many,
+}
+
+impl Count {
+    /// The sum of two counts (many absorbs).
+    pub fn plus(self, other: Count) -> Count {
+        match (self.value(), other.value()) {
+            (Some(a), Some(b)) => Count::of(a + b),
+            _ => Count::Many,
+        }
+    }
+    /// The count `n`.
+    pub fn of(n: usize) -> Count {
+        if n == 1 { Count::One } else { Count::N(n) }
+    }
+    /// The number, `None` for many.
+    pub fn value(self) -> Option<usize> {
+        match self {
+            Count::One => Some(1),
+            Count::N(n) => Some(n),
+            Count::Many => None,
+        }
+    }
+}
+
+/// The verdict on one side of a channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Side {
+    /// Proved: the count, the spawn sites of the threads that use it, and for `Many` why.
+    Exact {
+        /// Handles that can be used at once.
+        count: Count,
+        /// Spawn sites of the threads using this side (the constructing thread is not listed).
+        threads: Vec<Site>,
+        /// For `Many`: what makes it unbounded (`cloned in a loop`, `spawned in a loop`).
+        why: Option<(String, Site)>,
+    },
+    /// At least `at_least`; the analysis lost track for `reason` at `site`.
+    Conservative {
+        /// What is certain.
+        at_least: Count,
+        /// Why it is not exact.
+        reason: String,
+        /// Where.
+        site: Site,
+    },
+    /// No claim: the handle escapes where the analysis cannot follow.
+    Refused {
+        /// Why.
+        reason: String,
+        /// Where.
+        site: Site,
+    },
+}
+
+impl Side {
+    /// Whether the side is proved to have at most one handle.
+    pub fn is_single(&self) -> bool {
+        matches!(
+            self,
+            Side::Exact {
+                count: Count::One | Count::N(0),
+                ..
+            }
+        )
+    }
+}
+
+/// One channel construction and its verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct Channel {
+    /// Where the constructor is called.
+    pub site: Site,
+    /// The canonical constructor path.
+    pub constructor: String,
+    /// Whether the constructor takes a capacity.
+    pub bounded: bool,
+    /// The sending side.
+    pub senders: Side,
+    /// The receiving side.
+    pub receivers: Side,
+    /// Byte range of the constructor's path expression in its file (for `--fix`).
+    #[serde(skip)]
+    pub func_span: (usize, usize),
+}

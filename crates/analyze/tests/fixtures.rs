@@ -1,0 +1,54 @@
+//! Lit-style tests: each fixture crate under `tests/fixtures/<name>/` is analysed and its remarks
+//! must equal `expected.txt` exactly (`WT_BLESS=1` rewrites the expectations).
+
+use std::path::PathBuf;
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("Cargo.toml").is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_fixture_gives_its_expected_remarks() {
+    let all = fixtures();
+    assert!(all.len() >= 30, "only {} fixtures", all.len());
+    let bless = std::env::var_os("WT_BLESS").is_some();
+    let mut failures = Vec::new();
+    for f in &all {
+        let got = welltempered_analyze::analyze_crate(f)
+            .map(|a| a.to_string())
+            .unwrap_or_else(|e| format!("{e}\n"));
+        let exp_path = f.join("expected.txt");
+        if bless {
+            std::fs::write(&exp_path, &got).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&exp_path).unwrap_or_default();
+        if got != expected {
+            failures.push(format!(
+                "{}:\n--- expected\n{expected}--- got\n{got}",
+                f.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn json_names_every_channel() {
+    let f = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/renames");
+    let a = welltempered_analyze::analyze_crate(&f).unwrap();
+    let j: serde_json::Value =
+        serde_json::from_str(&welltempered_analyze::remark::to_json(&a)).unwrap();
+    let chans = j["channels"].as_array().unwrap();
+    assert_eq!(chans.len(), 2);
+    assert_eq!(chans[0]["constructor"], "std::sync::mpsc::channel");
+    assert_eq!(chans[1]["constructor"], "crossbeam_channel::unbounded");
+    assert_eq!(chans[0]["site"]["file"], "src/main.rs");
+}
