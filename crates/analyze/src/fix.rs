@@ -84,8 +84,13 @@ fn named_handle_types(root: &Path) -> Result<Vec<(String, Site)>, Error> {
 }
 
 /// Applies the rewrite to the analysed crate, checks it with `cargo check --offline`, and
-/// restores the originals byte-for-byte if the check fails.
-pub fn apply(a: &Analysis, welltempered_path: Option<&Path>) -> Result<FixReport, Error> {
+/// restores the originals byte-for-byte if the check fails. `target_dir` is passed to cargo as
+/// `--target-dir` (so repeated checks reuse one build).
+pub fn apply(
+    a: &Analysis,
+    welltempered_path: Option<&Path>,
+    target_dir: Option<&Path>,
+) -> Result<FixReport, Error> {
     let named = named_handle_types(&a.root)?;
     let mut report = FixReport::default();
     let mut edits: BTreeMap<String, Vec<(usize, usize, String)>> = BTreeMap::new();
@@ -175,10 +180,13 @@ pub fn apply(a: &Analysis, welltempered_path: Option<&Path>) -> Result<FixReport
             return Err(io(p, e));
         }
     }
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["check", "--offline", "--quiet", "--manifest-path"])
-        .arg(a.root.join("Cargo.toml"))
-        .output();
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.args(["check", "--offline", "--quiet", "--manifest-path"])
+        .arg(a.root.join("Cargo.toml"));
+    if let Some(t) = target_dir {
+        cmd.arg("--target-dir").arg(t);
+    }
+    let out = cmd.output();
     match out {
         Ok(o) if o.status.success() => Ok(report),
         Ok(o) => {

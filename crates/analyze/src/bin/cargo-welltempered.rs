@@ -73,8 +73,11 @@ fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
                 Format::Json => println!("{}", welltempered_analyze::remark::to_json(&analysis)),
             }
             if fix {
-                let report =
-                    welltempered_analyze::fix::apply(&analysis, welltempered_path.as_deref())?;
+                let report = welltempered_analyze::fix::apply(
+                    &analysis,
+                    welltempered_path.as_deref(),
+                    None,
+                )?;
                 print!("{report}");
             }
             Ok(())

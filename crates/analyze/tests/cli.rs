@@ -1,0 +1,170 @@
+//! Bad input gives the documented errors (naming file and line), the binary's exit codes, and
+//! `--fix` round trips: rewritten fixtures pass `cargo check`; a rewrite that cannot compile is
+//! undone byte-for-byte.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = manifest_dir()
+        .join("../../target/analyze-tests")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), t).unwrap();
+        }
+    }
+}
+
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.file_name().is_some_and(|n| n == "target") {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn nonexistent_path_is_an_error_naming_it() {
+    let e = welltempered_analyze::analyze_crate(Path::new("/no/such/crate")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "error: /no/such/crate:1: no such file or directory"
+    );
+}
+
+#[test]
+fn directory_without_manifest_is_no_crate() {
+    let d = scratch("nocrate");
+    let e = welltempered_analyze::analyze_crate(&d).unwrap_err();
+    assert!(
+        e.to_string().contains("no crate here (no Cargo.toml)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn syntax_error_names_file_line_and_column() {
+    let d = scratch("syntax");
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    std::fs::write(
+        d.join("Cargo.toml"),
+        "[package]\nname = \"bad\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("src/main.rs"), "fn main() {\n    let x = ;\n}\n").unwrap();
+    let e = welltempered_analyze::analyze_crate(&d).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("error: src/main.rs:2:13: does not parse"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unsupported_edition_names_the_manifest_line() {
+    let d = scratch("edition");
+    std::fs::write(
+        d.join("Cargo.toml"),
+        "[package]\nname = \"bad\"\nversion = \"0.1.0\"\nedition = \"2099\"\n",
+    )
+    .unwrap();
+    let e = welltempered_analyze::analyze_crate(&d).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Cargo.toml:4: unsupported edition \"2099\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn binary_prints_remarks_and_exits_nonzero_on_error() {
+    let bin = env!("CARGO_BIN_EXE_cargo-welltempered");
+    let fx = manifest_dir().join("tests/fixtures/cloned_twice");
+    for with_name in [true, false] {
+        let mut c = Command::new(bin);
+        if with_name {
+            c.arg("welltempered");
+        }
+        let out = c.arg("check").arg(&fx).output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            std::fs::read_to_string(fx.join("expected.txt")).unwrap()
+        );
+    }
+    let out = Command::new(bin)
+        .args(["welltempered", "check", "/no/such/crate"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/crate:1"));
+    let out = Command::new(bin)
+        .args(["check", "--format", "json"])
+        .arg(&fx)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["channels"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn fix_round_trips_and_restores_on_failure() {
+    let wt = manifest_dir()
+        .join("../welltempered")
+        .canonicalize()
+        .unwrap();
+    let target = manifest_dir().join("../../target/analyze-fix");
+    let work = scratch("fix");
+    for (name, want) in [
+        ("spawned_once", "welltempered::channel::spsc::channel()"),
+        ("sync_channel", "welltempered::channel::spsc::bounded(2)"),
+        ("spawned_in_loop", "welltempered::channel::unbounded()"),
+    ] {
+        let d = work.join(name);
+        copy_dir(&manifest_dir().join("tests/fixtures").join(name), &d);
+        let a = welltempered_analyze::analyze_crate(&d).unwrap();
+        let r = welltempered_analyze::fix::apply(&a, Some(&wt), Some(&target))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(r.rewritten.len(), 1, "{name}");
+        let main = std::fs::read_to_string(d.join("src/main.rs")).unwrap();
+        assert!(main.contains(want), "{name}: {main}");
+        let toml = std::fs::read_to_string(d.join("Cargo.toml")).unwrap();
+        assert!(toml.contains("welltempered = { path"), "{toml}");
+    }
+    let d = work.join("fixfail");
+    copy_dir(&manifest_dir().join("tests/fixfail"), &d);
+    let before = snapshot(&d);
+    let a = welltempered_analyze::analyze_crate(&d).unwrap();
+    let e = welltempered_analyze::fix::apply(&a, Some(&wt), Some(&target)).unwrap_err();
+    assert!(e.to_string().contains("originals restored"), "{e}");
+    assert_eq!(snapshot(&d), before);
+}
