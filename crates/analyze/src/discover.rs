@@ -44,8 +44,12 @@ pub fn discover(path: &Path) -> Result<Crate, Error> {
         message: e.to_string(),
     })?;
     let mut targets = Vec::new();
+    let mut section = String::new();
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
+        if t.starts_with('[') {
+            section = t.to_string();
+        }
         if let Some(v) = key_value(t, "edition")
             && !matches!(v.as_str(), "2015" | "2018" | "2021" | "2024")
         {
@@ -57,6 +61,7 @@ pub fn discover(path: &Path) -> Result<Crate, Error> {
         }
         if let Some(v) = key_value(t, "path")
             && v.ends_with(".rs")
+            && (section == "[lib]" || section == "[[bin]]")
         {
             targets.push(root.join(v));
         }

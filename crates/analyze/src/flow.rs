@@ -831,8 +831,15 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                     }
                     return;
                 }
-                if m.starts_with("spawn") {
-                    let cls: Vec<_> = mc.args.iter().filter_map(|a| self.as_closure(a)).collect();
+                // A thread pool's `execute*` runs each `move` job once, on one worker thread:
+                // for the handles moved into it, it is a spawn at the call.
+                if m.starts_with("spawn") || m.starts_with("execute") {
+                    let cls: Vec<_> = mc
+                        .args
+                        .iter()
+                        .filter_map(|a| self.as_closure(a))
+                        .filter(|c| m.starts_with("spawn") || c.capture.is_some())
+                        .collect();
                     if !cls.is_empty() {
                         self.visit_expr(&mc.receiver);
                         for c in &cls {
@@ -870,7 +877,7 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                             self.visit_expr(a);
                         } else if ITER.contains(&m.as_str()) {
                             self.inline_closure(&cl, true);
-                        } else if m == "scope" {
+                        } else if m == "scope" || m == "scoped" {
                             self.inline_closure(&cl, false);
                         } else {
                             self.refuse(
@@ -1051,6 +1058,7 @@ impl Walker<'_, '_> {
             || STORE.contains(&name.as_str())
             || ITER.contains(&name.as_str())
             || name == "scope"
+            || name == "scoped"
         {
             return false;
         }

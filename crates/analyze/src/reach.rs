@@ -27,6 +27,21 @@ impl Default for Options {
     }
 }
 
+/// One channel's line in the report.
+#[derive(Debug, Clone)]
+pub struct ChannelRow {
+    /// The tool's remarks for it.
+    pub remark: String,
+    /// The audited truth, `senders/receivers` (`None` when the channel has no audited entry).
+    pub expected: Option<(String, String)>,
+    /// How the truth was audited.
+    pub audit: String,
+    /// The tool claims fewer handles than the truth, or exact with another count.
+    pub wrong: bool,
+    /// Both sides exact.
+    pub exact: bool,
+}
+
 /// One crate's row.
 #[derive(Debug, Clone)]
 pub struct CrateRow {
@@ -44,8 +59,10 @@ pub struct CrateRow {
     pub refused: usize,
     /// Seconds spent in the analysis.
     pub seconds: f64,
-    /// The remarks.
-    pub remarks: String,
+    /// Channels judged wrong against the audit.
+    pub wrong: usize,
+    /// Every channel with its remark, expected verdict and audit.
+    pub verdicts: Vec<ChannelRow>,
 }
 
 /// The reach table.
@@ -80,6 +97,74 @@ fn corpus(opts: &Options) -> Result<Vec<(String, String)>, Error> {
     Ok(out)
 }
 
+struct Expected {
+    krate: String,
+    file: String,
+    line: usize,
+    senders: String,
+    receivers: String,
+    audit: String,
+}
+
+/// Parses `expected.toml`: `[[channel]]` tables (crate, file, line, senders, receivers, audit).
+fn expected(opts: &Options) -> Result<Vec<Expected>, Error> {
+    let p = opts.reach_dir.join("expected.toml");
+    let text =
+        std::fs::read_to_string(&p).map_err(|e| Error::Reach(format!("{}: {e}", p.display())))?;
+    let mut out = Vec::new();
+    let mut cur: Option<Expected> = None;
+    for line in text.lines() {
+        let l = line.trim();
+        if l == "[[channel]]" {
+            out.extend(cur.take());
+            cur = Some(Expected {
+                krate: String::new(),
+                file: String::new(),
+                line: 0,
+                senders: String::new(),
+                receivers: String::new(),
+                audit: String::new(),
+            });
+            continue;
+        }
+        let (Some(e), Some((k, v))) = (cur.as_mut(), l.split_once('=')) else {
+            continue;
+        };
+        let v = v.trim().trim_matches('"').to_string();
+        match k.trim() {
+            "crate" => e.krate = v,
+            "file" => e.file = v,
+            "line" => e.line = v.parse().unwrap_or(0),
+            "senders" => e.senders = v,
+            "receivers" => e.receivers = v,
+            "audit" => e.audit = v,
+            _ => {}
+        }
+    }
+    out.extend(cur);
+    Ok(out)
+}
+
+/// `None` is many.
+fn truth(s: &str) -> Option<usize> {
+    s.parse().ok()
+}
+
+/// Whether the verdict on one side contradicts the audited truth: exact with another count, or
+/// a lower bound above the truth. Refused never is.
+pub fn wrong_side(side: &crate::Side, truth_text: &str) -> bool {
+    let t = truth(truth_text);
+    match side {
+        crate::Side::Exact { count, .. } => count.value() != t,
+        crate::Side::Conservative { at_least, .. } => match (at_least.value(), t) {
+            (Some(a), Some(t)) => a > t,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        },
+        crate::Side::Refused { .. } => false,
+    }
+}
+
 /// Analyses every crate of the corpus found in the cargo registry.
 pub fn run(opts: &Options) -> Result<ReachReport, Error> {
     let list = corpus(opts)?;
@@ -93,6 +178,7 @@ pub fn run(opts: &Options) -> Result<ReachReport, Error> {
         })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
+    let expected = expected(opts)?;
     let mut report = ReachReport::default();
     for (n, v) in list {
         let dir = regs
@@ -107,6 +193,29 @@ pub fn run(opts: &Options) -> Result<ReachReport, Error> {
         let t = std::time::Instant::now();
         let a = crate::analyze_crate(&dir)?;
         let seconds = t.elapsed().as_secs_f64();
+        let name = format!("{n}-{v}");
+        let rows: Vec<ChannelRow> = a
+            .channels
+            .iter()
+            .map(|c| {
+                let e = expected
+                    .iter()
+                    .find(|e| e.krate == name && e.file == c.site.file && e.line == c.site.line);
+                let exact = matches!(
+                    (&c.senders, &c.receivers),
+                    (crate::Side::Exact { .. }, crate::Side::Exact { .. })
+                );
+                ChannelRow {
+                    remark: c.to_string(),
+                    expected: e.map(|e| (e.senders.clone(), e.receivers.clone())),
+                    audit: e.map_or_else(|| "not audited".to_string(), |e| e.audit.clone()),
+                    wrong: e.is_some_and(|e| {
+                        wrong_side(&c.senders, &e.senders) || wrong_side(&c.receivers, &e.receivers)
+                    }),
+                    exact,
+                }
+            })
+            .collect();
         let exact = a
             .channels
             .iter()
@@ -133,7 +242,8 @@ pub fn run(opts: &Options) -> Result<ReachReport, Error> {
             conservative: a.channels.len() - exact - refused,
             refused,
             seconds,
-            remarks: a.to_string(),
+            wrong: rows.iter().filter(|r| r.wrong).count(),
+            verdicts: rows,
         });
     }
     Ok(report)
@@ -145,16 +255,17 @@ impl ReachReport {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{:<28} {:>7} {:>8} {:>6} {:>12} {:>8} {:>9}",
-            "crate", "lines", "channels", "exact", "conservative", "refused", "seconds"
+            "{:<28} {:>7} {:>8} {:>6} {:>12} {:>8} {:>6} {:>9}",
+            "crate", "lines", "channels", "exact", "conservative", "refused", "wrong", "seconds"
         );
-        let (mut ch, mut ex, mut co, mut re, mut li) = (0, 0, 0, 0, 0);
+        let (mut ch, mut ex, mut co, mut re, mut li, mut wr) = (0, 0, 0, 0, 0, 0);
         for c in &self.crates {
             let _ = writeln!(
                 s,
-                "{:<28} {:>7} {:>8} {:>6} {:>12} {:>8} {:>9.4}",
-                c.name, c.lines, c.channels, c.exact, c.conservative, c.refused, c.seconds
+                "{:<28} {:>7} {:>8} {:>6} {:>12} {:>8} {:>6} {:>9.4}",
+                c.name, c.lines, c.channels, c.exact, c.conservative, c.refused, c.wrong, c.seconds
             );
+            wr += c.wrong;
             ch += c.channels;
             ex += c.exact;
             co += c.conservative;
@@ -163,11 +274,23 @@ impl ReachReport {
         }
         let _ = writeln!(
             s,
-            "{:<28} {:>7} {:>8} {:>6} {:>12} {:>8}",
-            "total", li, ch, ex, co, re
+            "{:<28} {:>7} {:>8} {:>6} {:>12} {:>8} {:>6}",
+            "total", li, ch, ex, co, re, wr
         );
         for c in &self.crates {
-            let _ = writeln!(s, "\n# {}\n{}", c.name, c.remarks);
+            let _ = writeln!(s, "\n# {}", c.name);
+            for r in &c.verdicts {
+                let exp = r.expected.as_ref().map_or("none".to_string(), |(a, b)| {
+                    format!("senders {a}, receivers {b}")
+                });
+                let _ = write!(
+                    s,
+                    "{}  expected: {exp}{}\n  audit: {}\n",
+                    r.remark,
+                    if r.wrong { " (WRONG)" } else { "" },
+                    r.audit
+                );
+            }
         }
         s
     }
