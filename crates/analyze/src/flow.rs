@@ -24,7 +24,109 @@ struct Index<'a> {
     krate: &'a Crate,
     imports: Vec<Imports>,
     fns: HashMap<String, Vec<FnDef<'a>>>,
-    macros: HashMap<String, Site>,
+    macros: HashMap<String, MacroDef>,
+}
+
+/// A `macro_rules!` of the crate: where it is, and its rule when it has exactly one whose matcher
+/// is a comma-separated list of `$name:fragment` (expanded by substitution).
+struct MacroDef {
+    site: Site,
+    rule: Option<(Vec<String>, TokenStream)>,
+}
+
+fn single_rule(ts: &TokenStream) -> Option<(Vec<String>, TokenStream)> {
+    let tts: Vec<TokenTree> = ts.clone().into_iter().collect();
+    let rule = match tts.as_slice() {
+        [
+            TokenTree::Group(m),
+            TokenTree::Punct(a),
+            TokenTree::Punct(b),
+            TokenTree::Group(body),
+        ]
+        | [
+            TokenTree::Group(m),
+            TokenTree::Punct(a),
+            TokenTree::Punct(b),
+            TokenTree::Group(body),
+            TokenTree::Punct(_),
+        ] if a.as_char() == '=' && b.as_char() == '>' => (m.stream(), body.stream()),
+        _ => return None,
+    };
+    let mut params = Vec::new();
+    for part in split_commas(&rule.0) {
+        match part.as_slice() {
+            [
+                TokenTree::Punct(d),
+                TokenTree::Ident(n),
+                TokenTree::Punct(c),
+                TokenTree::Ident(_),
+            ] if d.as_char() == '$' && c.as_char() == ':' => params.push(n.to_string()),
+            [] => {}
+            _ => return None,
+        }
+    }
+    Some((params, rule.1))
+}
+
+fn split_commas(ts: &TokenStream) -> Vec<Vec<TokenTree>> {
+    let mut out = vec![Vec::new()];
+    for t in ts.clone() {
+        match &t {
+            TokenTree::Punct(p) if p.as_char() == ',' => out.push(Vec::new()),
+            _ => out.last_mut().expect("never empty").push(t),
+        }
+    }
+    if out.last().is_some_and(Vec::is_empty) {
+        out.pop();
+    }
+    out
+}
+
+fn substitute(body: &TokenStream, args: &HashMap<String, TokenStream>) -> TokenStream {
+    let tts: Vec<TokenTree> = body.clone().into_iter().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tts.len() {
+        match (&tts[i], tts.get(i + 1)) {
+            (TokenTree::Punct(d), Some(TokenTree::Ident(n)))
+                if d.as_char() == '$' && args.contains_key(&n.to_string()) =>
+            {
+                let g = proc_macro2::Group::new(
+                    proc_macro2::Delimiter::Parenthesis,
+                    args[&n.to_string()].clone(),
+                );
+                out.push(TokenTree::Group(g));
+                i += 2;
+                continue;
+            }
+            (TokenTree::Group(g), _) => {
+                let mut ng = proc_macro2::Group::new(g.delimiter(), substitute(&g.stream(), args));
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+            }
+            (t, _) => out.push(t.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+impl MacroDef {
+    /// The invocation expanded into a block, when the rule is simple enough.
+    fn expand(&self, tokens: &TokenStream) -> Option<syn::Block> {
+        let (params, body) = self.rule.as_ref()?;
+        let parts = split_commas(tokens);
+        if parts.len() != params.len() {
+            return None;
+        }
+        let args: HashMap<String, TokenStream> = params
+            .iter()
+            .cloned()
+            .zip(parts.into_iter().map(|p| p.into_iter().collect()))
+            .collect();
+        let g = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, substitute(body, &args));
+        syn::parse2(TokenTree::Group(g).into()).ok()
+    }
 }
 
 /// Analyses every channel construction of the crate.
@@ -92,7 +194,11 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
             && let Some(id) = &m.ident
         {
             let s = site(self.ix.krate, self.file, id.span());
-            self.ix.macros.insert(id.to_string(), s);
+            let def = MacroDef {
+                site: s,
+                rule: single_rule(&m.mac.tokens),
+            };
+            self.ix.macros.insert(id.to_string(), def);
         }
     }
 }
@@ -276,6 +382,7 @@ fn side(ix: &Index<'_>, file: usize, pat: &syn::Pat, rest: &[syn::Stmt], is_fn_b
         ctx: Ctx::default(),
         unit: 0,
         stack: Vec::new(),
+        expanding: 0,
     };
     w.stmts(rest, is_fn_body);
     verdict(acc)
@@ -417,6 +524,7 @@ struct Walker<'w, 'a> {
     ctx: Ctx,
     unit: usize,
     stack: Vec<(usize, String)>,
+    expanding: usize,
 }
 
 fn mentions_tokens(ts: &TokenStream, names: &HashSet<String>) -> bool {
@@ -784,7 +892,14 @@ impl Walker<'_, '_> {
             return;
         }
         match self.ix.macros.get(&name) {
+            Some(def) if self.expanding < 8 && def.expand(&m.tokens).is_some() => {
+                let block = def.expand(&m.tokens).expect("checked above");
+                self.expanding += 1;
+                self.stmts(&block.stmts, false);
+                self.expanding -= 1;
+            }
             Some(def) => {
+                let def = &def.site;
                 let reason = format!("hidden in macro {name} at {}:{}", def.file, def.line);
                 self.conservative(&reason, m.path.span());
             }
