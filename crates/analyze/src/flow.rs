@@ -16,6 +16,8 @@ use syn::visit::Visit;
 
 struct FnDef<'a> {
     file: usize,
+    /// The `impl`'s self type (or the trait) for associated functions.
+    owner: Option<String>,
     sig: &'a syn::Signature,
     block: &'a syn::Block,
 }
@@ -141,6 +143,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
         let mut c = Collect {
             ix: &mut ix,
             file: i,
+            owner: None,
         };
         c.visit_file(&f.ast);
     }
@@ -162,20 +165,56 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
 struct Collect<'i, 'a> {
     ix: &'i mut Index<'a>,
     file: usize,
+    owner: Option<String>,
+}
+
+/// Which functions a call can reach.
+enum Want {
+    /// A free function (`f(..)`, `module::f(..)`).
+    Free,
+    /// An associated function of this type, or of any type (`None`: methods, `Self::f`).
+    Assoc(Option<String>),
+}
+
+impl Want {
+    fn admits(&self, owner: &Option<String>) -> bool {
+        match self {
+            Want::Free => owner.is_none(),
+            Want::Assoc(None) => owner.is_some(),
+            Want::Assoc(Some(t)) => owner.as_ref() == Some(t),
+        }
+    }
 }
 
 impl<'a> Visit<'a> for Collect<'_, 'a> {
+    fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+        let owner = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let saved = std::mem::replace(&mut self.owner, owner.or(Some(String::new())));
+        syn::visit::visit_item_impl(self, i);
+        self.owner = saved;
+    }
+    fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
+        let saved = self.owner.replace(t.ident.to_string());
+        syn::visit::visit_item_trait(self, t);
+        self.owner = saved;
+    }
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+        let saved = self.owner.take();
         self.ix
             .fns
             .entry(f.sig.ident.to_string())
             .or_default()
             .push(FnDef {
                 file: self.file,
+                owner: None,
                 sig: &f.sig,
                 block: &f.block,
             });
         syn::visit::visit_item_fn(self, f);
+        self.owner = saved;
     }
     fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
         self.ix
@@ -184,6 +223,7 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
             .or_default()
             .push(FnDef {
                 file: self.file,
+                owner: self.owner.clone(),
                 sig: &f.sig,
                 block: &f.block,
             });
@@ -557,6 +597,19 @@ fn mentions(e: &syn::Expr, names: &HashSet<String>) -> bool {
     m.hit
 }
 
+/// Whether a method chain is a parallel iterator (rayon's `par_*`, `into_par_iter`,
+/// `par_bridge`): its closures run on many threads at once.
+fn is_parallel(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::MethodCall(m) => {
+            let n = m.method.to_string();
+            n.starts_with("par_") || n.starts_with("into_par") || is_parallel(&m.receiver)
+        }
+        syn::Expr::Paren(p) => is_parallel(&p.expr),
+        _ => false,
+    }
+}
+
 fn last_seg(e: &syn::Expr) -> Option<String> {
     match e {
         syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
@@ -780,7 +833,7 @@ impl Walker<'_, '_> {
         ctx.borrowed = c.capture.is_none();
         if ctx.in_loop || broadcast {
             let why = if broadcast {
-                "spawned on every worker"
+                "run on every worker"
             } else {
                 "spawned in a loop"
             };
@@ -801,13 +854,18 @@ impl Walker<'_, '_> {
     fn call_same_crate(
         &mut self,
         name: &str,
+        want: Want,
         args: &[&syn::Expr],
-        offset: usize,
+        method: bool,
         span: Span,
     ) -> bool {
-        let Some(defs) = self.ix.fns.get(name) else {
+        let Some(all) = self.ix.fns.get(name) else {
             return false;
         };
+        let defs: Vec<&FnDef<'_>> = all.iter().filter(|d| want.admits(&d.owner)).collect();
+        if defs.is_empty() {
+            return false;
+        }
         if defs.len() != 1 {
             self.conservative(
                 &format!("call to {name} resolves to several functions"),
@@ -815,7 +873,9 @@ impl Walker<'_, '_> {
             );
             return true;
         }
-        let def = &defs[0];
+        let def = defs[0];
+        let offset =
+            usize::from(method && matches!(def.sig.inputs.first(), Some(syn::FnArg::Receiver(_))));
         let key = (def.file, name.to_string());
         for (i, a) in args.iter().enumerate() {
             let Some(c) = self.carries(a) else {
@@ -990,6 +1050,8 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                     } else if let Some(cl) = self.as_closure(a) {
                         if !mentions(&syn::Expr::Closure(cl.clone()), &self.names) {
                             self.visit_expr(a);
+                        } else if ITER.contains(&m.as_str()) && is_parallel(&mc.receiver) {
+                            self.spawn(&cl, mc.method.span(), true);
                         } else if ITER.contains(&m.as_str()) {
                             self.inline_closure(&cl, true);
                         } else if m == "scope" || m == "scoped" {
@@ -1043,15 +1105,38 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                 if is_ctor {
                     return;
                 }
-                let local = matches!(&*c.func, syn::Expr::Path(p)
-                    if p.path.segments.len() == 1 || p.path.segments[0].ident == "crate"
-                        || p.path.segments[0].ident == "self" || p.path.segments[0].ident == "super"
-                        || p.path.segments[0].ident == "Self");
-                if (local || self.ix.fns.contains_key(&last))
+                let want = match &*c.func {
+                    syn::Expr::Path(p) => {
+                        let segs: Vec<String> = p
+                            .path
+                            .segments
+                            .iter()
+                            .map(|s| s.ident.to_string())
+                            .collect();
+                        let external = p.path.leading_colon.is_some()
+                            || matches!(segs[0].as_str(), "std" | "core" | "alloc");
+                        match segs.len() {
+                            _ if external => None,
+                            1 => Some(Want::Free),
+                            n => {
+                                let owner = &segs[n - 2];
+                                if owner == "Self" {
+                                    Some(Want::Assoc(None))
+                                } else if owner.starts_with(|c: char| c.is_uppercase()) {
+                                    Some(Want::Assoc(Some(owner.clone())))
+                                } else {
+                                    Some(Want::Free)
+                                }
+                            }
+                        }
+                    }
+                    _ => None,
+                };
+                if let Some(want) = want
                     && args
                         .iter()
                         .any(|a| self.carries(a).is_some() || self.as_closure(a).is_some())
-                    && self.call_same_crate(&last, &args, 0, c.span())
+                    && self.call_same_crate(&last, want, &args, false, c.span())
                 {
                     return;
                 }
@@ -1180,11 +1265,11 @@ impl Walker<'_, '_> {
         let Some(defs) = self.ix.fns.get(&name) else {
             return false;
         };
-        let offset = usize::from(
-            defs.len() == 1 && matches!(defs[0].sig.inputs.first(), Some(syn::FnArg::Receiver(_))),
-        );
+        if !defs.iter().any(|d| d.owner.is_some()) {
+            return false;
+        }
         self.visit_expr(&mc.receiver);
         let args: Vec<&syn::Expr> = mc.args.iter().collect();
-        self.call_same_crate(&name, &args, offset, mc.span())
+        self.call_same_crate(&name, Want::Assoc(None), &args, true, mc.span())
     }
 }
