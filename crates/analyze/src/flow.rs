@@ -382,7 +382,6 @@ struct Unit {
     used: bool,
     on_constructing: bool,
     spawns: Vec<Site>,
-    borrowed_spawn: bool,
     many: Option<(String, Site)>,
 }
 
@@ -396,7 +395,6 @@ struct Acc {
 #[derive(Clone, Default)]
 struct Ctx {
     thread: Option<Site>,
-    borrowed: bool,
     many: Option<(String, Site)>,
     in_loop: bool,
 }
@@ -431,6 +429,7 @@ fn side(ix: &Index<'_>, file: usize, pat: &syn::Pat, rest: &[syn::Stmt], is_fn_b
 fn verdict(acc: Acc) -> Side {
     let mut count = Count::N(0);
     let mut threads = Vec::new();
+    let mut constructing = false;
     let mut why = None;
     for u in &acc.units {
         if !u.used {
@@ -441,12 +440,16 @@ fn verdict(acc: Acc) -> Side {
             Count::Many
         } else {
             let mut n = u.spawns.len().max(1);
-            if u.on_constructing && u.borrowed_spawn {
+            // Used on the constructing thread and by a spawned one: the spawned thread may hold
+            // only a reference (`move` of a `&Sender` into a scoped thread), so both can use it at
+            // once; counting both never undercounts.
+            if u.on_constructing && !u.spawns.is_empty() {
                 n += 1;
             }
             Count::of(n)
         };
         count = count.plus(c);
+        constructing |= u.on_constructing;
         threads.extend(u.spawns.iter().cloned());
     }
     threads.sort();
@@ -469,6 +472,7 @@ fn verdict(acc: Acc) -> Side {
     Side::Exact {
         count,
         threads,
+        constructing,
         why: if count == Count::Many { why } else { None },
     }
 }
@@ -640,7 +644,6 @@ impl Walker<'_, '_> {
                 if !u.spawns.contains(t) {
                     u.spawns.push(t.clone());
                 }
-                u.borrowed_spawn |= self.ctx.borrowed;
             }
             None => u.on_constructing = true,
         }
@@ -830,7 +833,6 @@ impl Walker<'_, '_> {
         let s = self.site(span);
         let mut ctx = self.ctx.clone();
         ctx.thread = Some(s.clone());
-        ctx.borrowed = c.capture.is_none();
         if ctx.in_loop || broadcast {
             let why = if broadcast {
                 "run on every worker"

@@ -40,11 +40,21 @@ fn detail(name: &str, side: &Side) -> Option<String> {
             Some((r, s)) => format!("{name}: many: {r} at {s}"),
             None => format!("{name}: many"),
         }),
-        Side::Exact { count, threads, .. } => Some(if threads.is_empty() {
+        Side::Exact {
+            count,
+            threads,
+            constructing,
+            ..
+        } => Some(if threads.is_empty() {
             format!("{name}: {count}: on the constructing thread")
         } else {
             let t: Vec<String> = threads.iter().map(|s| s.to_string()).collect();
-            format!("{name}: {count}: threads spawned at {}", t.join(", "))
+            let also = if *constructing {
+                "the constructing thread and "
+            } else {
+                ""
+            };
+            format!("{name}: {count}: {also}threads spawned at {}", t.join(", "))
         }),
         Side::Conservative {
             at_least,

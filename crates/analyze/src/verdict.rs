@@ -54,8 +54,10 @@ pub enum Side {
     Exact {
         /// Handles that can be used at once.
         count: Count,
-        /// Spawn sites of the threads using this side (the constructing thread is not listed).
+        /// Spawn sites of the threads using this side.
         threads: Vec<Site>,
+        /// Whether the constructing thread uses it too.
+        constructing: bool,
         /// For `Many`: what makes it unbounded (`cloned in a loop`, `spawned in a loop`).
         why: Option<(String, Site)>,
     },

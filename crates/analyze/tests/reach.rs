@@ -44,6 +44,7 @@ fn wrong_means_fewer_handles_or_another_exact_count() {
     let exact = |count| Side::Exact {
         count,
         threads: vec![],
+        constructing: true,
         why: None,
     };
     assert!(!wrong_side(&exact(Count::One), "1"));
