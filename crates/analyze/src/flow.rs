@@ -1075,7 +1075,21 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                     return;
                 };
                 let args: Vec<&syn::Expr> = c.args.iter().collect();
-                if matches!(last.as_str(), "spawn" | "spawn_fifo" | "spawn_broadcast") {
+                // Free `spawn`/`scope`/`join` only when they resolve to the thread libraries
+                // (a crate's own `spawn` may run its closure any number of times).
+                let threads_lib = match &*c.func {
+                    syn::Expr::Path(p) => {
+                        let canon = self.ix.imports[self.file].canonical(&p.path);
+                        matches!(
+                            canon.first().map(String::as_str),
+                            Some("std" | "rayon" | "rayon_core" | "crossbeam" | "crossbeam_utils")
+                        )
+                    }
+                    _ => false,
+                };
+                if threads_lib
+                    && matches!(last.as_str(), "spawn" | "spawn_fifo" | "spawn_broadcast")
+                {
                     let cls: Vec<_> = args.iter().filter_map(|a| self.as_closure(a)).collect();
                     if !cls.is_empty() {
                         for cl in &cls {
@@ -1084,13 +1098,14 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                         return;
                     }
                 }
-                if matches!(last.as_str(), "scope" | "in_place_scope")
+                if threads_lib
+                    && matches!(last.as_str(), "scope" | "in_place_scope")
                     && let Some(cl) = args.first().and_then(|a| self.as_closure(a))
                 {
                     self.inline_closure(&cl, false);
                     return;
                 }
-                if last == "join" && args.len() == 2 {
+                if threads_lib && last == "join" && args.len() == 2 {
                     let cls: Vec<_> = args.iter().filter_map(|a| self.as_closure(a)).collect();
                     if cls.len() == 2 {
                         for cl in &cls {
