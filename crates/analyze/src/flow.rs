@@ -601,6 +601,50 @@ fn mentions(e: &syn::Expr, names: &HashSet<String>) -> bool {
     m.hit
 }
 
+/// Whether parameter `i` of `sig` is bounded by `FnOnce` or `FnMut` and not by `Fn`.
+fn job_runs_once(sig: &syn::Signature, i: usize) -> bool {
+    let Some(syn::FnArg::Typed(p)) = sig.inputs.iter().nth(i) else {
+        return false;
+    };
+    let mut traits = Vec::new();
+    let mut from_bounds =
+        |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+            for b in bounds {
+                if let syn::TypeParamBound::Trait(t) = b
+                    && let Some(l) = t.path.segments.last()
+                {
+                    traits.push(l.ident.to_string());
+                }
+            }
+        };
+    match &*p.ty {
+        syn::Type::ImplTrait(t) => from_bounds(&t.bounds),
+        syn::Type::Path(tp) => {
+            if let Some(id) = tp.path.get_ident() {
+                for g in &sig.generics.params {
+                    if let syn::GenericParam::Type(t) = g
+                        && t.ident == *id
+                    {
+                        from_bounds(&t.bounds);
+                    }
+                }
+                if let Some(w) = &sig.generics.where_clause {
+                    for pred in &w.predicates {
+                        if let syn::WherePredicate::Type(pt) = pred
+                            && let syn::Type::Path(bp) = &pt.bounded_ty
+                            && bp.path.is_ident(id)
+                        {
+                            from_bounds(&pt.bounds);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    !traits.iter().any(|t| t == "Fn") && traits.iter().any(|t| t == "FnOnce" || t == "FnMut")
+}
+
 /// Whether a method chain is a parallel iterator (rayon's `par_*`, `into_par_iter`,
 /// `par_bridge`): its closures run on many threads at once.
 fn is_parallel(e: &syn::Expr) -> bool {
@@ -1010,7 +1054,26 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                 }
                 // A thread pool's `execute*` runs each `move` job once, on one worker thread:
                 // for the handles moved into it, it is a spawn at the call.
-                if m.starts_with("spawn") || m.starts_with("execute") {
+                // A method of the crate itself counts as a spawn only when its job parameter is
+                // `FnOnce`/`FnMut` (called at most once, or never by two threads at once); one
+                // of another crate (`Builder::spawn`, `Scope::spawn`, a pool's `execute`) is
+                // taken to run each job once, on one thread.
+                let own: Vec<&FnDef<'_>> = self
+                    .ix
+                    .fns
+                    .get(&m)
+                    .map(|d| d.iter().filter(|d| d.owner.is_some()).collect())
+                    .unwrap_or_default();
+                let once = match own.as_slice() {
+                    [] => true,
+                    [d] => mc
+                        .args
+                        .iter()
+                        .position(|a| self.as_closure(a).is_some())
+                        .is_some_and(|i| job_runs_once(d.sig, i + 1)),
+                    _ => false,
+                };
+                if once && (m.starts_with("spawn") || m.starts_with("execute")) {
                     let cls: Vec<_> = mc
                         .args
                         .iter()

@@ -109,3 +109,17 @@ pub struct Channel {
     #[serde(skip)]
     pub func_span: (usize, usize),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Count;
+
+    #[test]
+    fn counts_add_and_many_absorbs() {
+        assert_eq!(Count::of(1), Count::One);
+        assert_eq!(Count::One.plus(Count::One), Count::N(2));
+        assert_eq!(Count::N(0).plus(Count::One), Count::One);
+        assert_eq!(Count::N(3).plus(Count::Many), Count::Many);
+        assert_eq!(Count::Many.value(), None);
+    }
+}
