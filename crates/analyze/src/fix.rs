@@ -83,7 +83,7 @@ fn named_handle_types(root: &Path) -> Result<Vec<(String, Site)>, Error> {
     Ok(out)
 }
 
-/// Applies the rewrite to the analysed crate, checks it with `cargo check --offline`, and
+/// Applies the rewrite to the analysed crate, checks it with `cargo check` (which may fetch the new dependency), and
 /// restores the originals byte-for-byte if the check fails. `target_dir` is passed to cargo as
 /// `--target-dir` (so repeated checks reuse one build).
 pub fn apply(
@@ -181,7 +181,7 @@ pub fn apply(
         }
     }
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.args(["check", "--offline", "--quiet", "--manifest-path"])
+    cmd.args(["check", "--quiet", "--manifest-path"])
         .arg(a.root.join("Cargo.toml"));
     if let Some(t) = target_dir {
         cmd.arg("--target-dir").arg(t);

@@ -165,6 +165,66 @@ pub fn wrong_side(side: &crate::Side, truth_text: &str) -> bool {
     }
 }
 
+/// Puts every crate of the corpus that is not yet in the cargo registry there: for each one, a
+/// throwaway manifest depending on `name = "=version"` in a temporary directory, and
+/// `cargo fetch` on it (`$CARGO`, else `cargo`, with `CARGO_HOME` set to `opts.cargo_home`).
+/// Needs network the first time; a crate already unpacked in the registry is not fetched again.
+///
+/// # Errors
+///
+/// [`Error::Reach`] naming the crate when cargo cannot be started or its fetch fails (no
+/// network, say), with cargo's own message.
+pub fn fetch(opts: &Options) -> Result<(), Error> {
+    let list = corpus(opts)?;
+    let src = opts.cargo_home.join("registry/src");
+    let present = |n: &str, v: &str| {
+        std::fs::read_dir(&src).is_ok_and(|rd| {
+            rd.filter_map(Result::ok)
+                .any(|e| e.path().join(format!("{n}-{v}")).is_dir())
+        })
+    };
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let tmp = std::env::temp_dir().join(format!("welltempered-reach-{}", std::process::id()));
+    let result = (|| {
+        for (n, v) in &list {
+            if present(n, v) {
+                continue;
+            }
+            let dir = tmp.join(format!("{n}-{v}"));
+            std::fs::create_dir_all(dir.join("src"))
+                .and_then(|()| std::fs::write(dir.join("src/lib.rs"), ""))
+                .and_then(|()| {
+                    std::fs::write(
+                        dir.join("Cargo.toml"),
+                        format!(
+                            "[package]\nname = \"reach-fetch\"\nversion = \"0.0.0\"\n\
+                             edition = \"2021\"\n\n[dependencies]\n{n} = \"={v}\"\n\n\
+                             [workspace]\n"
+                        ),
+                    )
+                })
+                .map_err(|e| Error::Reach(format!("{}: {e}", dir.display())))?;
+            let out = std::process::Command::new(&cargo)
+                .arg("fetch")
+                .arg("--quiet")
+                .arg("--manifest-path")
+                .arg(dir.join("Cargo.toml"))
+                .env("CARGO_HOME", &opts.cargo_home)
+                .output()
+                .map_err(|e| Error::Reach(format!("fetching {n}-{v}: cannot run cargo: {e}")))?;
+            if !out.status.success() {
+                return Err(Error::Reach(format!(
+                    "fetching {n}-{v} failed (network?): {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )));
+            }
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
+
 /// Analyses every crate of the corpus found in the cargo registry.
 pub fn run(opts: &Options) -> Result<ReachReport, Error> {
     let list = corpus(opts)?;

@@ -39,8 +39,12 @@ enum Cmd {
         #[arg(long)]
         welltempered_path: Option<PathBuf>,
     },
-    /// Runs the analysis over the pinned reach corpus and prints WTC's table.
-    Reach,
+    /// Fetches the pinned reach corpus (once), runs the analysis over it and prints WTC's table.
+    Reach {
+        /// Do not fetch; use what is already in the cargo registry.
+        #[arg(long)]
+        offline: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -82,9 +86,12 @@ fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
             }
             Ok(())
         }
-        Cmd::Reach => {
-            let report =
-                welltempered_analyze::reach::run(&welltempered_analyze::reach::Options::default())?;
+        Cmd::Reach { offline } => {
+            let opts = welltempered_analyze::reach::Options::default();
+            if !offline {
+                welltempered_analyze::reach::fetch(&opts)?;
+            }
+            let report = welltempered_analyze::reach::run(&opts)?;
             print!("{}", report.to_text());
             Ok(())
         }
