@@ -206,6 +206,9 @@ pub fn markdown(report: &Report, plots: &BTreeMap<String, Vec<(String, PathBuf)>
         if let Some(why) = crate::summary::skipped(s) {
             md.push_str(&format!("\nSkipped: {why}\n"));
         }
+        if let Some(text) = crate::summary::preformatted(s) {
+            md.push_str(&format!("\n```text\n{text}```\n"));
+        }
         md.push_str(&format!(
             "\n<details><summary>{} options</summary>\n\n```json\n{}\n```\n</details>\n",
             s.name,

@@ -244,6 +244,12 @@ pub fn sweep_table(section: &Section, sweep: &crate::output::Sweep) -> Table {
     Table { header, rows }
 }
 
+/// A section's own preformatted table (its `config.text`), for results that are not paired
+/// samples (the reach section's verdict counts).
+pub fn preformatted(section: &Section) -> Option<&str> {
+    section.config.get("text").and_then(|v| v.as_str())
+}
+
 /// Why a section did not run, when it was skipped (a missing prerequisite, recorded by the
 /// section in its `config.skipped`).
 pub fn skipped(section: &Section) -> Option<&str> {
@@ -255,6 +261,9 @@ pub fn section_text(section: &Section) -> String {
     let mut out = format!("== {} ==\n", section.title);
     if let Some(why) = skipped(section) {
         out.push_str(&format!("skipped: {why}\n"));
+    }
+    if let Some(text) = preformatted(section) {
+        out.push_str(&format!("\n{text}"));
     }
     for sw in crate::output::sweeps(section) {
         out.push_str(&format!("\n{}: {}\n", section.title, sw.label));

@@ -10,6 +10,7 @@ pub mod channel;
 pub mod mutex;
 pub mod par;
 pub mod preload;
+pub mod reach;
 
 /// What a run of a section needs from the harness.
 #[derive(Debug)]
@@ -41,6 +42,7 @@ pub fn registry() -> Vec<&'static dyn Suite> {
         &channel::ChannelBench,
         &preload::PreloadBench,
         &par::ParBench,
+        &reach::ReachBench,
     ]
 }
 

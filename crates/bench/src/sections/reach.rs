@@ -1,0 +1,147 @@
+//! Reach: WTC's table of how far the static analysis gets on real code (`welltempered reach`).
+//!
+//! The pinned corpus of crates.io crates (`crates/analyze/reach/corpus.toml`) is fetched with
+//! cargo into the cargo registry (once; it needs network the first time), every crate is
+//! analysed by `welltempered-analyze`, and each channel's verdict is judged against its audited
+//! expected verdict (`crates/analyze/reach/expected.toml`): channels, exact, conservative,
+//! refused and wrong per crate, with the tool's own account of every verdict. The analysis is
+//! also timed, `--reps` times, as milliseconds per 10,000 lines of each crate (WTC's speed
+//! figure). Without network and without the corpus in the registry the section says so and is
+//! skipped.
+
+use super::mutex::parse_positive;
+use super::{Ctx, Suite};
+use crate::model::{Group, Metric, Rep, Sample, Section};
+use crate::{Error, Result};
+use clap::{ArgMatches, Args, FromArgMatches};
+use std::collections::BTreeMap;
+use welltempered_analyze::reach;
+
+/// Options of `welltempered reach`.
+#[derive(Args, Clone, Debug, Default)]
+pub struct ReachArgs {
+    /// Timed repetitions of the analysis [default: 3; quick: 1].
+    #[arg(long, value_parser = parse_positive)]
+    pub reps: Option<usize>,
+    /// Do not fetch the corpus; use what is already in the cargo registry.
+    #[arg(long)]
+    pub offline: bool,
+}
+
+/// Runs the reach study.
+pub fn run_reach(args: &ReachArgs, ctx: &Ctx<'_>) -> Result<Section> {
+    let reps = args.reps.unwrap_or(if ctx.quick { 1 } else { 3 });
+    let opts = reach::Options::default();
+    let mut section = Section {
+        name: "reach".into(),
+        title: "Reach of the static channel analysis (WTC's table)".into(),
+        baselines: Vec::new(),
+        sweep: None,
+        config: serde_json::json!({ "reps": reps, "offline": args.offline }),
+        groups: Vec::new(),
+    };
+    ctx.progress.stage("reach");
+    if !args.offline
+        && let Err(e) = reach::fetch(&opts)
+    {
+        eprintln!("welltempered: {e}; trying the registry as it is");
+    }
+    let mut report = match reach::run(&opts) {
+        Ok(r) => r,
+        Err(e) => {
+            let why = e.to_string();
+            eprintln!("welltempered: reach section skipped: {why}");
+            section.config["skipped"] = serde_json::Value::String(why);
+            return Ok(section);
+        }
+    };
+    let names: Vec<String> = report.crates.iter().map(|c| c.name.clone()).collect();
+    ctx.progress.add_steps(reps as u64);
+    let mut timed = Vec::with_capacity(reps);
+    for r in 0..reps {
+        if r > 0 {
+            report = reach::run(&opts).map_err(|e| Error::new(e.to_string()))?;
+        }
+        timed.push(Rep {
+            order: names.clone(),
+            samples: report
+                .crates
+                .iter()
+                .map(|c| Sample {
+                    variant: c.name.clone(),
+                    value: c.seconds * 1e3 / (c.lines.max(1) as f64 / 1e4),
+                    ops: c.lines as u64,
+                    wall_s: c.seconds,
+                    extra: BTreeMap::from([
+                        ("channels".to_string(), c.channels as f64),
+                        ("exact".to_string(), c.exact as f64),
+                        ("conservative".to_string(), c.conservative as f64),
+                        ("refused".to_string(), c.refused as f64),
+                        ("wrong".to_string(), c.wrong as f64),
+                    ]),
+                    ..Default::default()
+                })
+                .collect(),
+        });
+        ctx.progress.inc();
+    }
+    let total = |f: fn(&reach::CrateRow) -> usize| report.crates.iter().map(f).sum::<usize>();
+    let (channels, exact, wrong) = (
+        total(|c| c.channels),
+        total(|c| c.exact),
+        total(|c| c.wrong),
+    );
+    section.config["channels"] = channels.into();
+    section.config["exact"] = exact.into();
+    section.config["conservative"] = total(|c| c.conservative).into();
+    section.config["refused"] = total(|c| c.refused).into();
+    section.config["wrong"] = wrong.into();
+    section.config["lines"] = total(|c| c.lines).into();
+    section.config["text"] = report.to_text().into();
+    section.groups.push(Group {
+        id: "reach/speed".into(),
+        title: format!(
+            "analysis time per crate, ms per 10,000 lines ({exact} of {channels} channels exact, \
+             {wrong} wrong)"
+        ),
+        params: BTreeMap::new(),
+        metric: Metric {
+            unit: "ms/10kloc".into(),
+            higher_is_better: false,
+            op: "line".into(),
+        },
+        variants: names,
+        reps: timed,
+    });
+    Ok(section)
+}
+
+/// The reach section.
+#[derive(Clone, Copy, Debug)]
+pub struct ReachBench;
+
+impl Suite for ReachBench {
+    fn name(&self) -> &'static str {
+        "reach"
+    }
+
+    fn about(&self) -> &'static str {
+        "The static channel analysis over a pinned corpus of real crates: exact, conservative, \
+         refused and wrong verdicts against audited truths (WTC's reach table)"
+    }
+
+    fn args(&self, cmd: clap::Command) -> clap::Command {
+        ReachArgs::augment_args(cmd)
+    }
+
+    fn run(&self, args: &ArgMatches, ctx: &Ctx<'_>) -> Result<Section> {
+        let a = ReachArgs::from_arg_matches(args).map_err(|e| Error::new(e.to_string()))?;
+        run_reach(&a, ctx)
+    }
+
+    fn run_child(&self, _spec: &serde_json::Value) -> Result<Sample> {
+        Err(Error::new(
+            "the reach section runs in the harness's own process",
+        ))
+    }
+}
