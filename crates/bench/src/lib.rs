@@ -1,22 +1,26 @@
 //! The welltempered evaluation harness: workloads, baselines, paired ratios, reports.
 //!
 //! The `welltempered` command runs workload sections (MutexBench, the channel workloads, LevelDB
-//! under the preload library; the team runtime's will register the same way, see [`sections`]) against baselines with paired,
-//! interleaved repetitions, and writes tables, a JSON file with every raw sample, SVG plots and a
-//! Markdown report.
+//! under the preload library, the team runtime's study, the static analysis's reach; see
+//! [`sections`]) against baselines with paired, interleaved repetitions, and writes tables, a
+//! JSON file with every raw sample, SVG plots and a Markdown report.
 //!
 //! # Commands
 //!
 //! ```text
 //! welltempered                       # = report --quick (what `cargo run --release` runs)
-//! welltempered report [--only mutex] # every section; --quick for the ~2-3 minute version
+//! welltempered report [--only mutex] # every section; --quick for the ~3-4 minute version
 //! welltempered mutex [--locks hemlock,mcs,std,parking_lot] [--threads 1,2,64]
 //!                    [--workload max,moderate] [--cs 0,100ns,1us,10us] [--duration 100ms]
 //!                    [--reps 5] [--no-latency] [--isolate]
 //! welltempered channel [--workloads w1,w9,...] [--channels ours,crossbeam,...] [--duration 100ms]
-//!                      [--reps 5] [--isolate]    # WTC's workloads W1-W3, W7, W9-W11, one-core
+//!                      [--allocators system,mimalloc,jemalloc] [--reps 5] [--isolate]
+//!                      # WTC's workloads W1-W3, W7, W9-W11, one-core, memory after a burst
+//! welltempered par [--parts epcc,barrier,reduction,lock,apps,idle] [--threads 2,4,8]
+//!                  # the team runtime against libgomp and rayon (EPCC, omp0's study)
 //! welltempered preload [--locks glibc,mutex,hemlock-park] [--threads 1,2,4,8,16] [--keys N]
 //!                      [--duration 500ms] [--reps 5]   # LevelDB readrandom under LD_PRELOAD
+//! welltempered reach [--reps 3] [--offline]   # the static analysis's reach table (WTC)
 //! welltempered compare a.json b.json ...   # cross-machine table
 //! global options: --quick, --quiet/-q, --json PATH, --out DIR (default: beside --json, else results/)
 //! ```
