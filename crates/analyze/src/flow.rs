@@ -457,7 +457,8 @@ fn verdict(acc: Acc) -> Side {
     if let Some((reason, site)) = acc.refused {
         return Side::Refused { reason, site };
     }
-    if let Some((reason, site)) = acc.cons {
+    // A lower bound of many is many: no count exceeds it, so the side is exact.
+    if let Some((reason, site)) = acc.cons.filter(|_| count != Count::Many) {
         let at_least = if count.value() == Some(0) {
             Count::One
         } else {
@@ -1049,6 +1050,35 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                     }
                     for a in &mc.args {
                         self.visit_expr(a);
+                    }
+                    return;
+                }
+                // A parallel iterator's `*_with` adaptor clones its init value for every split
+                // of the work, each used on a worker of the pool: many handles.
+                if m.ends_with("_with")
+                    && is_parallel(&mc.receiver)
+                    && mc.args.iter().any(|a| self.carries(a).is_some())
+                {
+                    self.visit_expr(&mc.receiver);
+                    let s = self.site(mc.method.span());
+                    for a in &mc.args {
+                        if let Some(c) = self.carries(a) {
+                            let saved = (self.unit, self.ctx.clone());
+                            if let Carry::Clone(cs) = c {
+                                self.unit = self.new_unit(cs);
+                            }
+                            self.ctx.thread = Some(s.clone());
+                            self.ctx.many = Some((
+                                "cloned for every split of a parallel iterator".into(),
+                                s.clone(),
+                            ));
+                            self.use_here();
+                            (self.unit, self.ctx) = saved;
+                        } else if let Some(cl) = self.as_closure(a) {
+                            self.spawn(&cl, mc.method.span(), true);
+                        } else {
+                            self.visit_expr(a);
+                        }
                     }
                     return;
                 }
