@@ -27,6 +27,206 @@ struct Index<'a> {
     imports: Vec<Imports>,
     fns: HashMap<String, Vec<FnDef<'a>>>,
     macros: HashMap<String, MacroDef>,
+    fields: Fields,
+}
+
+/// The crate's structs and how their fields are used, for handles stored in a field: such a
+/// handle stays a single handle, used by one thread at a time, when its field is private, its
+/// struct is not `Clone`, and every access to a field of that name anywhere in the crate is
+/// `self.f.send(..)`-like (a channel operation, possibly through `as_ref`/`unwrap`/`lock`) in a
+/// method taking `self` by value or `&mut self`, outside closures.
+#[derive(Default)]
+struct Fields {
+    /// Struct name -> (private field names, or indices of a tuple struct; derives `Clone`), one
+    /// entry per definition.
+    structs: HashMap<String, Vec<(HashSet<String>, bool)>>,
+    /// Types with an `impl Clone` (or `Copy`).
+    cloned: HashSet<String>,
+    /// Field names with an access of any other form, or named in a macro.
+    escaping: HashSet<String>,
+}
+
+impl Fields {
+    /// Whether a handle moved into field `field` of a struct named `name` stays confined.
+    fn confined(&self, name: &str, field: &str) -> bool {
+        matches!(self.structs.get(name).map(Vec::as_slice), Some([(private, derives_clone)])
+            if !derives_clone && private.contains(field))
+            && !self.cloned.contains(name)
+            && !self.escaping.contains(field)
+    }
+}
+
+/// Channel operations that use a handle in place.
+const IN_PLACE: &[&str] = &[
+    "send",
+    "try_send",
+    "send_timeout",
+    "send_deadline",
+    "recv",
+    "try_recv",
+    "recv_timeout",
+    "recv_deadline",
+    "iter",
+    "try_iter",
+    "len",
+    "is_empty",
+    "is_full",
+    "capacity",
+];
+/// Accessors through which a field may reach an in-place operation.
+const THROUGH: &[&str] = &[
+    "as_ref",
+    "as_mut",
+    "unwrap",
+    "expect",
+    "lock",
+    "borrow",
+    "borrow_mut",
+    "get_mut",
+];
+
+fn member_name(m: &syn::Member) -> String {
+    match m {
+        syn::Member::Named(i) => i.to_string(),
+        syn::Member::Unnamed(i) => i.index.to_string(),
+    }
+}
+
+/// Finds the field accesses that are not confined (see [`Fields`]).
+struct FieldScan<'f> {
+    fields: &'f mut Fields,
+    /// Whether the enclosing function takes `self` by value or `&mut self`.
+    exclusive: bool,
+    closures: usize,
+    ok: HashSet<*const syn::ExprField>,
+}
+
+impl<'a> Visit<'a> for FieldScan<'_> {
+    fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+        let saved = (std::mem::replace(&mut self.exclusive, false), self.closures);
+        self.closures = 0;
+        syn::visit::visit_item_fn(self, f);
+        (self.exclusive, self.closures) = saved;
+    }
+    fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
+        let exclusive = matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(r))
+            if matches!(r.kind, syn::ReceiverKind::Value | syn::ReceiverKind::Reference(_, _, Some(_))));
+        let saved = (
+            std::mem::replace(&mut self.exclusive, exclusive),
+            self.closures,
+        );
+        self.closures = 0;
+        syn::visit::visit_impl_item_fn(self, f);
+        (self.exclusive, self.closures) = saved;
+    }
+    fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
+        let saved = std::mem::replace(&mut self.exclusive, false);
+        syn::visit::visit_trait_item_fn(self, f);
+        self.exclusive = saved;
+    }
+    fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+        self.closures += 1;
+        syn::visit::visit_expr_closure(self, c);
+        self.closures -= 1;
+    }
+    fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
+        self.closures += 1;
+        syn::visit::visit_expr_async(self, a);
+        self.closures -= 1;
+    }
+    fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+        if IN_PLACE.contains(&mc.method.to_string().as_str()) {
+            let mut r = &*mc.receiver;
+            loop {
+                match r {
+                    syn::Expr::MethodCall(m)
+                        if m.args.is_empty()
+                            && THROUGH.contains(&m.method.to_string().as_str()) =>
+                    {
+                        r = &m.receiver;
+                    }
+                    syn::Expr::Paren(p) => r = &p.expr,
+                    syn::Expr::Field(f) => {
+                        self.ok.insert(f as *const _);
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        syn::visit::visit_expr_method_call(self, mc);
+    }
+    fn visit_expr_field(&mut self, f: &'a syn::ExprField) {
+        let on_self = matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self"));
+        if !(on_self && self.exclusive && self.closures == 0 && self.ok.contains(&(f as *const _)))
+        {
+            self.fields.escaping.insert(member_name(&f.member));
+        }
+        syn::visit::visit_expr_field(self, f);
+    }
+    fn visit_field_pat(&mut self, p: &'a syn::FieldPat) {
+        self.fields.escaping.insert(member_name(&p.member));
+        syn::visit::visit_field_pat(self, p);
+    }
+    fn visit_pat_tuple_struct(&mut self, p: &'a syn::PatTupleStruct) {
+        for i in 0..p.elems.len() {
+            self.fields.escaping.insert(i.to_string());
+        }
+        syn::visit::visit_pat_tuple_struct(self, p);
+    }
+    fn visit_macro(&mut self, m: &'a syn::Macro) {
+        fn scan(ts: &TokenStream, out: &mut HashSet<String>) {
+            for t in ts.clone() {
+                match t {
+                    TokenTree::Ident(i) => {
+                        out.insert(i.to_string());
+                    }
+                    TokenTree::Literal(l) => {
+                        out.insert(l.to_string());
+                    }
+                    TokenTree::Group(g) => scan(&g.stream(), out),
+                    TokenTree::Punct(_) => {}
+                }
+            }
+        }
+        scan(&m.tokens, &mut self.fields.escaping);
+    }
+    fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
+        let private: HashSet<String> = i
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| matches!(f.vis, syn::Visibility::Inherited))
+            .map(|(n, f)| f.ident.as_ref().map_or(n.to_string(), ToString::to_string))
+            .collect();
+        let derives_clone = i.attrs.iter().any(|a| {
+            a.path().is_ident("derive")
+                && a.meta.require_list().is_ok_and(|l| {
+                    mentions_tokens(
+                        &l.tokens,
+                        &HashSet::from(["Clone".to_string(), "Copy".to_string()]),
+                    )
+                })
+        });
+        self.fields
+            .structs
+            .entry(i.ident.to_string())
+            .or_default()
+            .push((private, derives_clone));
+        syn::visit::visit_item_struct(self, i);
+    }
+    fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+        if let Some((t, _)) = &i.trait_
+            && t.segments
+                .last()
+                .is_some_and(|s| s.ident == "Clone" || s.ident == "Copy")
+            && let syn::Type::Path(p) = &*i.self_ty
+            && let Some(l) = p.path.segments.last()
+        {
+            self.fields.cloned.insert(l.ident.to_string());
+        }
+        syn::visit::visit_item_impl(self, i);
+    }
 }
 
 /// A `macro_rules!` of the crate: where it is, and its rule when it has exactly one whose matcher
@@ -138,7 +338,17 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
         imports: krate.files.iter().map(|f| Imports::of(&f.ast)).collect(),
         fns: HashMap::new(),
         macros: HashMap::new(),
+        fields: Fields::default(),
     };
+    for f in &krate.files {
+        let mut scan = FieldScan {
+            fields: &mut ix.fields,
+            exclusive: false,
+            closures: 0,
+            ok: HashSet::new(),
+        };
+        scan.visit_file(&f.ast);
+    }
     for (i, f) in krate.files.iter().enumerate() {
         let mut c = Collect {
             ix: &mut ix,
@@ -155,6 +365,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
             handled: HashSet::new(),
             out: &mut out,
             fn_body: None,
+            owner: None,
         };
         finder.visit_file(&f.ast);
     }
@@ -273,6 +484,8 @@ struct Finder<'i, 'a> {
     handled: HashSet<usize>,
     out: &'i mut Vec<Channel>,
     fn_body: Option<*const syn::Block>,
+    /// The `impl`'s self type, for `Self { .. }`.
+    owner: Option<String>,
 }
 
 fn unwrap_pat(p: &syn::Pat) -> &syn::Pat {
@@ -342,8 +555,9 @@ impl Finder<'_, '_> {
             {
                 let rest = &b.stmts[i + 1..];
                 let elems: Vec<&syn::Pat> = t.elems.iter().collect();
-                ch.senders = side(self.ix, self.file, elems[0], rest, is_fn_body);
-                ch.receivers = side(self.ix, self.file, elems[1], rest, is_fn_body);
+                let owner = &self.owner;
+                ch.senders = side(self.ix, self.file, owner, elems[0], rest, is_fn_body);
+                ch.receivers = side(self.ix, self.file, owner, elems[1], rest, is_fn_body);
             }
             self.out.push(ch);
         }
@@ -351,6 +565,15 @@ impl Finder<'_, '_> {
 }
 
 impl<'a> Visit<'a> for Finder<'_, 'a> {
+    fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+        let owner = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let saved = std::mem::replace(&mut self.owner, owner);
+        syn::visit::visit_item_impl(self, i);
+        self.owner = saved;
+    }
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
         self.fn_body = Some(&*f.block as *const _);
         syn::visit::visit_item_fn(self, f);
@@ -399,7 +622,14 @@ struct Ctx {
     in_loop: bool,
 }
 
-fn side(ix: &Index<'_>, file: usize, pat: &syn::Pat, rest: &[syn::Stmt], is_fn_body: bool) -> Side {
+fn side(
+    ix: &Index<'_>,
+    file: usize,
+    owner: &Option<String>,
+    pat: &syn::Pat,
+    rest: &[syn::Stmt],
+    is_fn_body: bool,
+) -> Side {
     let mut acc = Acc::default();
     if let syn::Pat::Wild(_) = unwrap_pat(pat) {
         return verdict(acc);
@@ -421,6 +651,7 @@ fn side(ix: &Index<'_>, file: usize, pat: &syn::Pat, rest: &[syn::Stmt], is_fn_b
         unit: 0,
         stack: Vec::new(),
         expanding: 0,
+        owner: owner.clone(),
     };
     w.stmts(rest, is_fn_body);
     verdict(acc)
@@ -570,6 +801,8 @@ struct Walker<'w, 'a> {
     unit: usize,
     stack: Vec<(usize, String)>,
     expanding: usize,
+    /// The `impl`'s self type of the function being walked.
+    owner: Option<String>,
 }
 
 fn mentions_tokens(ts: &TokenStream, names: &HashSet<String>) -> bool {
@@ -659,6 +892,24 @@ fn is_parallel(e: &syn::Expr) -> bool {
     }
 }
 
+/// Whether an expression that carries a handle hands over an owned handle (moved, cloned, or
+/// wrapped by value), not a reference to one.
+fn owned(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Path(_) => true,
+        syn::Expr::Paren(p) => owned(&p.expr),
+        syn::Expr::MethodCall(m) => {
+            (m.method == "clone" || m.method == "to_owned") && m.args.is_empty()
+        }
+        syn::Expr::Call(c) => {
+            c.args.len() == 1
+                && last_seg(&c.func).is_some_and(|l| WRAPPERS.contains(&l.as_str()) || l == "clone")
+                && (last_seg(&c.func).as_deref() == Some("clone") || owned(&c.args[0]))
+        }
+        _ => false,
+    }
+}
+
 fn last_seg(e: &syn::Expr) -> Option<String> {
     match e {
         syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
@@ -709,6 +960,27 @@ impl Walker<'_, '_> {
             Carry::Alias => self.use_here(),
         }
         self.conservative(reason, span);
+    }
+
+    /// A handle moved into a confined field (see [`Fields`]): one handle, used by whichever
+    /// thread holds the struct, one at a time.
+    fn in_field(&mut self, c: Carry) {
+        let saved = self.unit;
+        if let Carry::Clone(s) = c {
+            self.unit = self.new_unit(s);
+        }
+        self.use_here();
+        self.unit = saved;
+    }
+
+    /// The struct a literal or tuple-struct call names (`Self` is the impl's type).
+    fn struct_name(&self, path: &syn::Path) -> Option<String> {
+        let id = path.get_ident()?.to_string();
+        if id == "Self" {
+            self.owner.clone()
+        } else {
+            Some(id)
+        }
     }
 
     fn new_unit(&mut self, clone_site: Site) -> usize {
@@ -956,6 +1228,7 @@ impl Walker<'_, '_> {
                 std::mem::replace(&mut self.names, HashSet::from([pname])),
                 std::mem::take(&mut self.closures),
                 self.file,
+                std::mem::replace(&mut self.owner, def.owner.clone()),
             );
             if let Carry::Clone(s) = c {
                 self.unit = self.new_unit(s);
@@ -964,7 +1237,7 @@ impl Walker<'_, '_> {
             self.stack.push(key.clone());
             self.stmts(&def.block.stmts, true);
             self.stack.pop();
-            (self.unit, self.names, self.closures, self.file) = saved;
+            (self.unit, self.names, self.closures, self.file, self.owner) = saved;
         }
         true
     }
@@ -1317,8 +1590,17 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                 self.ctx.in_loop = saved;
             }
             syn::Expr::Struct(s) => {
+                let name = self.struct_name(&s.path);
                 for f in &s.fields {
                     if let Some(c) = self.carries(&f.expr) {
+                        let field = member_name(&f.member);
+                        if let Some(n) = &name
+                            && self.ix.fields.confined(n, &field)
+                            && owned(&f.expr)
+                        {
+                            self.in_field(c);
+                            continue;
+                        }
                         self.stored(c, "stored in a field", f.expr.span());
                     } else {
                         self.visit_expr(&f.expr);
