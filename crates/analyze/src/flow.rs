@@ -28,6 +28,8 @@ struct Index<'a> {
     fns: HashMap<String, Vec<FnDef<'a>>>,
     macros: HashMap<String, MacroDef>,
     fields: Fields,
+    /// Statics and consts of the crate: name -> the last segment of each one's type.
+    statics: HashMap<String, Vec<String>>,
 }
 
 /// The crate's structs and how their fields are used, for handles stored in a field: such a
@@ -66,8 +68,6 @@ const IN_PLACE: &[&str] = &[
     "try_recv",
     "recv_timeout",
     "recv_deadline",
-    "iter",
-    "try_iter",
     "len",
     "is_empty",
     "is_full",
@@ -339,6 +339,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
         fns: HashMap::new(),
         macros: HashMap::new(),
         fields: Fields::default(),
+        statics: HashMap::new(),
     };
     for f in &krate.files {
         let mut scan = FieldScan {
@@ -439,6 +440,18 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
                 block: &f.block,
             });
         syn::visit::visit_impl_item_fn(self, f);
+    }
+    fn visit_item_static(&mut self, s: &'a syn::ItemStatic) {
+        let ty = match &*s.ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        self.ix
+            .statics
+            .entry(s.ident.to_string())
+            .or_default()
+            .push(ty.unwrap_or_default());
+        syn::visit::visit_item_static(self, s);
     }
     fn visit_item_macro(&mut self, m: &'a syn::ItemMacro) {
         if m.mac.path.is_ident("macro_rules")
@@ -1199,7 +1212,12 @@ impl Walker<'_, '_> {
         for (i, a) in args.iter().enumerate() {
             let Some(c) = self.carries(a) else {
                 if let Some(cl) = self.as_closure(a) {
-                    if mentions(&syn::Expr::Closure(cl), &self.names) {
+                    if !mentions(&syn::Expr::Closure(cl.clone()), &self.names) {
+                    } else if job_runs_once(def.sig, i + offset) {
+                        // An `FnOnce`/`FnMut` parameter runs the closure once at a time, on
+                        // some thread: counted as one more thread.
+                        self.spawn(&cl, a.span(), false);
+                    } else {
                         self.refuse(&format!("captured by a closure given to {name}"), a.span());
                     }
                     continue;
@@ -1662,6 +1680,20 @@ impl Walker<'_, '_> {
         }
         self.visit_expr(&mc.receiver);
         let args: Vec<&syn::Expr> = mc.args.iter().collect();
-        self.call_same_crate(&name, Want::Assoc(None), &args, true, mc.span())
+        // A receiver that names a static of the crate has the static's type.
+        let ty = match &*mc.receiver {
+            syn::Expr::Path(p) => p.path.get_ident().and_then(|i| {
+                let i = i.to_string();
+                let tys: HashSet<&String> = self.ix.statics.get(&i)?.iter().collect();
+                match tys.into_iter().collect::<Vec<_>>().as_slice() {
+                    [t] if !t.is_empty() && !i.chars().any(char::is_lowercase) => {
+                        Some((*t).clone())
+                    }
+                    _ => None,
+                }
+            }),
+            _ => None,
+        };
+        self.call_same_crate(&name, Want::Assoc(ty), &args, true, mc.span())
     }
 }
