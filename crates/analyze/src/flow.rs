@@ -93,15 +93,117 @@ fn member_name(m: &syn::Member) -> String {
 }
 
 /// Finds the field accesses that are not confined (see [`Fields`]).
-struct FieldScan<'f> {
+struct FieldScan<'f, 'a> {
     fields: &'f mut Fields,
+    fns: &'f HashMap<String, Vec<FnDef<'a>>>,
     /// Whether the enclosing function takes `self` by value or `&mut self`.
     exclusive: bool,
     closures: usize,
     ok: HashSet<*const syn::ExprField>,
 }
 
-impl<'a> Visit<'a> for FieldScan<'_> {
+/// The in-place receiver of a channel operation: `x` in `x.send(..)`, `x.as_ref().unwrap().recv()`.
+fn in_place_receiver(mc: &syn::ExprMethodCall) -> Option<&syn::Expr> {
+    if !IN_PLACE.contains(&mc.method.to_string().as_str()) {
+        return None;
+    }
+    let mut r = &*mc.receiver;
+    loop {
+        match r {
+            syn::Expr::MethodCall(m)
+                if m.args.is_empty() && THROUGH.contains(&m.method.to_string().as_str()) =>
+            {
+                r = &m.receiver;
+            }
+            syn::Expr::Paren(p) => r = &p.expr,
+            _ => return Some(r),
+        }
+    }
+}
+
+/// Whether parameter `name` is used in `body` only as the in-place receiver of channel
+/// operations, outside closures and macros.
+fn param_in_place(body: &syn::Block, name: &str) -> bool {
+    struct P<'n> {
+        name: &'n str,
+        closures: usize,
+        ok: HashSet<*const syn::ExprPath>,
+        bad: bool,
+    }
+    impl<'a> Visit<'a> for P<'_> {
+        fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+            self.closures += 1;
+            syn::visit::visit_expr_closure(self, c);
+            self.closures -= 1;
+        }
+        fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
+            self.closures += 1;
+            syn::visit::visit_expr_async(self, a);
+            self.closures -= 1;
+        }
+        fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+            if let Some(syn::Expr::Path(p)) = in_place_receiver(mc) {
+                self.ok.insert(p as *const _);
+            }
+            syn::visit::visit_expr_method_call(self, mc);
+        }
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if p.path.is_ident(self.name)
+                && (self.closures > 0 || !self.ok.contains(&(p as *const _)))
+            {
+                self.bad = true;
+            }
+        }
+        fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
+            // A rebinding of the name: give up rather than track scopes.
+            if i.ident == self.name {
+                self.bad = true;
+            }
+            syn::visit::visit_pat_ident(self, i);
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            if mentions_tokens(&m.tokens, &HashSet::from([self.name.to_string()])) {
+                self.bad = true;
+            }
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut v = P {
+        name,
+        closures: 0,
+        ok: HashSet::new(),
+        bad: false,
+    };
+    v.visit_block(body);
+    !v.bad
+}
+
+impl<'a> Visit<'a> for FieldScan<'_, '_> {
+    fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+        // `&self.f` lent to a free function of the crate that only operates on it in place.
+        if let syn::Expr::Path(p) = &*c.func
+            && let Some(g) = p.path.get_ident()
+            && let Some(defs) = self.fns.get(&g.to_string())
+            && let [def] = defs
+                .iter()
+                .filter(|d| d.owner.is_none())
+                .collect::<Vec<_>>()
+                .as_slice()
+        {
+            for (i, a) in c.args.iter().enumerate() {
+                if let syn::Expr::Reference(r) = a
+                    && r.mutability.is_none()
+                    && let syn::Expr::Field(f) = &*r.expr
+                    && let Some(syn::FnArg::Typed(t)) = def.sig.inputs.iter().nth(i)
+                    && let Some(n) = pat_ident(&t.pat)
+                    && param_in_place(def.block, &n)
+                {
+                    self.ok.insert(f as *const _);
+                }
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
         let saved = (std::mem::replace(&mut self.exclusive, false), self.closures);
         self.closures = 0;
@@ -135,24 +237,8 @@ impl<'a> Visit<'a> for FieldScan<'_> {
         self.closures -= 1;
     }
     fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
-        if IN_PLACE.contains(&mc.method.to_string().as_str()) {
-            let mut r = &*mc.receiver;
-            loop {
-                match r {
-                    syn::Expr::MethodCall(m)
-                        if m.args.is_empty()
-                            && THROUGH.contains(&m.method.to_string().as_str()) =>
-                    {
-                        r = &m.receiver;
-                    }
-                    syn::Expr::Paren(p) => r = &p.expr,
-                    syn::Expr::Field(f) => {
-                        self.ok.insert(f as *const _);
-                        break;
-                    }
-                    _ => break,
-                }
-            }
+        if let Some(syn::Expr::Field(f)) = in_place_receiver(mc) {
+            self.ok.insert(f as *const _);
         }
         syn::visit::visit_expr_method_call(self, mc);
     }
@@ -341,15 +427,6 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
         fields: Fields::default(),
         statics: HashMap::new(),
     };
-    for f in &krate.files {
-        let mut scan = FieldScan {
-            fields: &mut ix.fields,
-            exclusive: false,
-            closures: 0,
-            ok: HashSet::new(),
-        };
-        scan.visit_file(&f.ast);
-    }
     for (i, f) in krate.files.iter().enumerate() {
         let mut c = Collect {
             ix: &mut ix,
@@ -357,6 +434,16 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
             owner: None,
         };
         c.visit_file(&f.ast);
+    }
+    for f in &krate.files {
+        let mut scan = FieldScan {
+            fields: &mut ix.fields,
+            fns: &ix.fns,
+            exclusive: false,
+            closures: 0,
+            ok: HashSet::new(),
+        };
+        scan.visit_file(&f.ast);
     }
     let mut out = Vec::new();
     for (i, f) in krate.files.iter().enumerate() {
