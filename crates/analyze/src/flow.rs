@@ -16,6 +16,7 @@ use syn::visit::Visit;
 
 struct FnDef<'a> {
     file: usize,
+    public: bool,
     /// The `impl`'s self type (or the trait) for associated functions.
     owner: Option<String>,
     sig: &'a syn::Signature,
@@ -454,6 +455,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
             out: &mut out,
             fn_body: None,
             owner: None,
+            cur: None,
         };
         finder.visit_file(&f.ast);
     }
@@ -508,6 +510,7 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
             .or_default()
             .push(FnDef {
                 file: self.file,
+                public: !matches!(f.vis, syn::Visibility::Inherited),
                 owner: None,
                 sig: &f.sig,
                 block: &f.block,
@@ -522,6 +525,7 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
             .or_default()
             .push(FnDef {
                 file: self.file,
+                public: !matches!(f.vis, syn::Visibility::Inherited),
                 owner: self.owner.clone(),
                 sig: &f.sig,
                 block: &f.block,
@@ -578,6 +582,15 @@ fn offset(text: &str, lc: proc_macro2::LineColumn) -> usize {
     off
 }
 
+/// The function whose body is being walked.
+#[derive(Clone)]
+struct CurFn<'a> {
+    name: String,
+    public: bool,
+    sig: &'a syn::Signature,
+    block: &'a syn::Block,
+}
+
 struct Finder<'i, 'a> {
     ix: &'i Index<'a>,
     file: usize,
@@ -586,6 +599,7 @@ struct Finder<'i, 'a> {
     fn_body: Option<*const syn::Block>,
     /// The `impl`'s self type, for `Self { .. }`.
     owner: Option<String>,
+    cur: Option<CurFn<'a>>,
 }
 
 fn unwrap_pat(p: &syn::Pat) -> &syn::Pat {
@@ -655,9 +669,9 @@ impl Finder<'_, '_> {
             {
                 let rest = &b.stmts[i + 1..];
                 let elems: Vec<&syn::Pat> = t.elems.iter().collect();
-                let owner = &self.owner;
-                ch.senders = side(self.ix, self.file, owner, elems[0], rest, is_fn_body);
-                ch.receivers = side(self.ix, self.file, owner, elems[1], rest, is_fn_body);
+                let at = (&self.owner, &self.cur);
+                ch.senders = side(self.ix, self.file, at, elems[0], rest, is_fn_body);
+                ch.receivers = side(self.ix, self.file, at, elems[1], rest, is_fn_body);
             }
             self.out.push(ch);
         }
@@ -676,11 +690,27 @@ impl<'a> Visit<'a> for Finder<'_, 'a> {
     }
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
         self.fn_body = Some(&*f.block as *const _);
+        let cur = CurFn {
+            name: f.sig.ident.to_string(),
+            public: !matches!(f.vis, syn::Visibility::Inherited),
+            sig: &f.sig,
+            block: &f.block,
+        };
+        let saved = self.cur.replace(cur);
         syn::visit::visit_item_fn(self, f);
+        self.cur = saved;
     }
     fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
         self.fn_body = Some(&f.block as *const _);
+        let cur = CurFn {
+            name: f.sig.ident.to_string(),
+            public: !matches!(f.vis, syn::Visibility::Inherited),
+            sig: &f.sig,
+            block: &f.block,
+        };
+        let saved = self.cur.replace(cur);
         syn::visit::visit_impl_item_fn(self, f);
+        self.cur = saved;
     }
     fn visit_block(&mut self, b: &'a syn::Block) {
         let is_body = self.fn_body == Some(b as *const _);
@@ -700,7 +730,7 @@ impl<'a> Visit<'a> for Finder<'_, 'a> {
     }
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Unit {
     used: bool,
     on_constructing: bool,
@@ -722,10 +752,10 @@ struct Ctx {
     in_loop: bool,
 }
 
-fn side(
-    ix: &Index<'_>,
+fn side<'a>(
+    ix: &Index<'a>,
     file: usize,
-    owner: &Option<String>,
+    (owner, cur): (&Option<String>, &Option<CurFn<'a>>),
     pat: &syn::Pat,
     rest: &[syn::Stmt],
     is_fn_body: bool,
@@ -752,6 +782,7 @@ fn side(
         stack: Vec::new(),
         expanding: 0,
         owner: owner.clone(),
+        cur: cur.clone(),
     };
     w.stmts(rest, is_fn_body);
     verdict(acc)
@@ -903,6 +934,8 @@ struct Walker<'w, 'a> {
     expanding: usize,
     /// The `impl`'s self type of the function being walked.
     owner: Option<String>,
+    /// The function being walked (for calls of its parameters).
+    cur: Option<CurFn<'a>>,
 }
 
 fn mentions_tokens(ts: &TokenStream, names: &HashSet<String>) -> bool {
@@ -977,6 +1010,112 @@ fn job_runs_once(sig: &syn::Signature, i: usize) -> bool {
         _ => {}
     }
     !traits.iter().any(|t| t == "Fn") && traits.iter().any(|t| t == "FnOnce" || t == "FnMut")
+}
+
+/// The position of the parameter named `name` (receiver excluded: none when there is one).
+fn param_index(sig: &syn::Signature, name: &str) -> Option<usize> {
+    if sig.receiver().is_some() {
+        return None;
+    }
+    sig.inputs.iter().position(
+        |a| matches!(a, syn::FnArg::Typed(t) if pat_ident(&t.pat).as_deref() == Some(name)),
+    )
+}
+
+/// Whether `name` is bound anywhere in `block` (a shadowing the analysis does not track).
+fn rebinds(block: &syn::Block, name: &str) -> bool {
+    struct R<'n>(&'n str, bool);
+    impl<'a> Visit<'a> for R<'_> {
+        fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
+            self.1 |= i.ident == self.0;
+            syn::visit::visit_pat_ident(self, i);
+        }
+    }
+    let mut r = R(name, false);
+    r.visit_block(block);
+    r.1
+}
+
+/// Every call of the function `name` in the crate, with the closure each passes at position
+/// `pi` and where; `None` when one passes something else or the function is used as a value.
+fn closure_args(
+    krate: &Crate,
+    name: &str,
+    pi: usize,
+) -> Option<Vec<(usize, Option<String>, syn::ExprClosure)>> {
+    struct C<'n> {
+        name: &'n str,
+        pi: usize,
+        file: usize,
+        owner: Option<String>,
+        calls: HashSet<*const syn::ExprPath>,
+        out: Vec<(usize, Option<String>, syn::ExprClosure)>,
+        bad: bool,
+    }
+    impl<'a> Visit<'a> for C<'_> {
+        fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+            let owner = match &*i.self_ty {
+                syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            };
+            let saved = std::mem::replace(&mut self.owner, owner);
+            syn::visit::visit_item_impl(self, i);
+            self.owner = saved;
+        }
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*c.func
+                && p.path.segments.last().is_some_and(|s| s.ident == self.name)
+            {
+                self.calls.insert(p as *const _);
+                match c.args.iter().nth(self.pi) {
+                    Some(syn::Expr::Closure(cl)) => {
+                        self.out.push((self.file, self.owner.clone(), cl.clone()));
+                    }
+                    _ => self.bad = true,
+                }
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if p.path.segments.last().is_some_and(|s| s.ident == self.name)
+                && !self.calls.contains(&(p as *const _))
+            {
+                self.bad = true;
+            }
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            if mentions_tokens(&m.tokens, &HashSet::from([self.name.to_string()])) {
+                self.bad = true;
+            }
+        }
+    }
+    let mut c = C {
+        name,
+        pi,
+        file: 0,
+        owner: None,
+        calls: HashSet::new(),
+        out: Vec::new(),
+        bad: false,
+    };
+    for (i, f) in krate.files.iter().enumerate() {
+        c.file = i;
+        c.visit_file(&f.ast);
+    }
+    (!c.bad).then_some(c.out)
+}
+
+/// The count a set of units adds up to.
+fn units_count(units: &[Unit]) -> Count {
+    units.iter().filter(|u| u.used).fold(Count::N(0), |n, u| {
+        if u.many.is_some() {
+            Count::Many
+        } else {
+            n.plus(Count::of(
+                u.spawns.len().max(1) + usize::from(u.on_constructing && !u.spawns.is_empty()),
+            ))
+        }
+    })
 }
 
 /// Whether a method chain is a parallel iterator (rayon's `par_*`, `into_par_iter`,
@@ -1334,6 +1473,12 @@ impl Walker<'_, '_> {
                 std::mem::take(&mut self.closures),
                 self.file,
                 std::mem::replace(&mut self.owner, def.owner.clone()),
+                self.cur.replace(CurFn {
+                    name: name.to_string(),
+                    public: def.public,
+                    sig: def.sig,
+                    block: def.block,
+                }),
             );
             if let Carry::Clone(s) = c {
                 self.unit = self.new_unit(s);
@@ -1342,7 +1487,14 @@ impl Walker<'_, '_> {
             self.stack.push(key.clone());
             self.stmts(&def.block.stmts, true);
             self.stack.pop();
-            (self.unit, self.names, self.closures, self.file, self.owner) = saved;
+            (
+                self.unit,
+                self.names,
+                self.closures,
+                self.file,
+                self.owner,
+                self.cur,
+            ) = saved;
         }
         true
     }
@@ -1593,6 +1745,15 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                 if is_ctor {
                     return;
                 }
+                if let syn::Expr::Path(p) = &*c.func
+                    && let Some(pid) = p.path.get_ident()
+                    && let Some(cur) = self.cur.clone()
+                    && let Some(pi) = param_index(cur.sig, &pid.to_string())
+                    && args.iter().any(|a| self.carries(a).is_some())
+                {
+                    self.call_param(&cur, pi, &args, c.span());
+                    return;
+                }
                 let want = match &*c.func {
                     syn::Expr::Path(p) => {
                         let segs: Vec<String> = p
@@ -1743,6 +1904,86 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
 }
 
 impl Walker<'_, '_> {
+    /// A call of a parameter `p` of a private function `g` that is handed a handle: every call of
+    /// `g` in the crate must pass a closure there; each is walked where `p` is called, as
+    /// alternatives (one runs per call of `g`): the side counts as the largest of them.
+    fn call_param(&mut self, cur: &CurFn<'_>, pi: usize, args: &[&syn::Expr], span: Span) {
+        let pname = cur
+            .sig
+            .inputs
+            .iter()
+            .nth(pi)
+            .map_or(String::new(), |a| match a {
+                syn::FnArg::Typed(t) => pat_ident(&t.pat).unwrap_or_default(),
+                syn::FnArg::Receiver(_) => String::new(),
+            });
+        let callers = (!cur.public && !rebinds(cur.block, &pname))
+            .then(|| closure_args(self.ix.krate, &cur.name, pi))
+            .flatten()
+            .filter(|_| self.ix.fns.get(&cur.name).is_some_and(|d| d.len() == 1));
+        let Some(callers) = callers else {
+            for a in args {
+                if let Some(Carry::Clone(s)) = self.carries(a) {
+                    self.new_unit(s);
+                }
+            }
+            self.refuse(&format!("handed to parameter {pname}"), span);
+            return;
+        };
+        for (j, a) in args.iter().enumerate() {
+            let Some(c) = self.carries(a) else {
+                self.visit_expr(a);
+                continue;
+            };
+            let unit = match c {
+                Carry::Clone(s) => self.new_unit(s),
+                Carry::Alias => self.unit,
+            };
+            let before = self.acc.units.clone();
+            let mut best: Option<Vec<Unit>> = None;
+            for (file, owner, cl) in &callers {
+                let Some(n) = cl.inputs.iter().nth(j).and_then(pat_ident) else {
+                    self.refuse(
+                        &format!("bound to a parameter pattern of {pname}"),
+                        a.span(),
+                    );
+                    continue;
+                };
+                self.acc.units = before.clone();
+                let saved = (
+                    self.unit,
+                    std::mem::replace(&mut self.names, HashSet::from([n])),
+                    std::mem::take(&mut self.closures),
+                    self.file,
+                    std::mem::replace(&mut self.owner, owner.clone()),
+                    self.cur.take(),
+                );
+                self.unit = unit;
+                self.file = *file;
+                self.visit_expr(&cl.body);
+                (
+                    self.unit,
+                    self.names,
+                    self.closures,
+                    self.file,
+                    self.owner,
+                    self.cur,
+                ) = saved;
+                let larger = best.as_ref().is_none_or(|b| {
+                    match (units_count(&self.acc.units).value(), units_count(b).value()) {
+                        (None, _) => true,
+                        (_, None) => false,
+                        (Some(x), Some(y)) => x > y,
+                    }
+                });
+                if larger {
+                    best = Some(self.acc.units.clone());
+                }
+            }
+            self.acc.units = best.unwrap_or(before);
+        }
+    }
+
     fn call_same_crate_method(&mut self, mc: &syn::ExprMethodCall) -> bool {
         let name = mc.method.to_string();
         let has_handle = mc.args.iter().any(|a| {
