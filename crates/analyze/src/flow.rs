@@ -43,10 +43,15 @@ struct Fields {
     /// Struct name -> (private field names, or indices of a tuple struct; derives `Clone`), one
     /// entry per definition.
     structs: HashMap<String, Vec<(HashSet<String>, bool)>>,
+    /// Structs declared `pub` (their public methods may run any number of times).
+    public: HashSet<String>,
     /// Types with an `impl Clone` (or `Copy`).
     cloned: HashSet<String>,
     /// Field names with an access of any other form, or named in a macro.
     escaping: HashSet<String>,
+    /// (struct, field) -> a method of that struct that clones the field into a value it keeps
+    /// or hands on (`self.f.clone()` not only operated on): callable any number of times.
+    cloned_by: HashMap<(String, String), String>,
 }
 
 impl Fields {
@@ -101,6 +106,13 @@ struct FieldScan<'f, 'a> {
     exclusive: bool,
     closures: usize,
     ok: HashSet<*const syn::ExprField>,
+    /// The `impl`'s self type, whether the impl is of a trait, and the method being scanned
+    /// (when it is callable from outside the crate: `pub`, or of a trait impl).
+    owner: Option<String>,
+    trait_impl: bool,
+    method: Option<String>,
+    /// `self.f.clone()` calls that are only the receiver of another method call.
+    immediate: HashSet<*const syn::ExprMethodCall>,
 }
 
 /// The in-place receiver of a channel operation: `x` in `x.send(..)`, `x.as_ref().unwrap().recv()`.
@@ -217,10 +229,15 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         let saved = (
             std::mem::replace(&mut self.exclusive, exclusive),
             self.closures,
+            std::mem::replace(
+                &mut self.method,
+                (self.trait_impl || !matches!(f.vis, syn::Visibility::Inherited))
+                    .then(|| f.sig.ident.to_string()),
+            ),
         );
         self.closures = 0;
         syn::visit::visit_impl_item_fn(self, f);
-        (self.exclusive, self.closures) = saved;
+        (self.exclusive, self.closures, self.method) = saved;
     }
     fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
         let saved = std::mem::replace(&mut self.exclusive, false);
@@ -238,6 +255,22 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         self.closures -= 1;
     }
     fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+        if let syn::Expr::MethodCall(inner) = &*mc.receiver {
+            self.immediate.insert(inner as *const _);
+        }
+        if mc.method == "clone"
+            && mc.args.is_empty()
+            && !self.immediate.contains(&(mc as *const _))
+            && let syn::Expr::Field(f) = &*mc.receiver
+            && matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self"))
+            && let Some(owner) = &self.owner
+            && let Some(m) = &self.method
+        {
+            self.fields
+                .cloned_by
+                .entry((owner.clone(), member_name(&f.member)))
+                .or_insert_with(|| m.clone());
+        }
         if let Some(syn::Expr::Field(f)) = in_place_receiver(mc) {
             self.ok.insert(f as *const _);
         }
@@ -295,6 +328,9 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
                     )
                 })
         });
+        if !matches!(i.vis, syn::Visibility::Inherited) {
+            self.fields.public.insert(i.ident.to_string());
+        }
         self.fields
             .structs
             .entry(i.ident.to_string())
@@ -312,7 +348,16 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         {
             self.fields.cloned.insert(l.ident.to_string());
         }
+        let owner = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let saved = (
+            std::mem::replace(&mut self.owner, owner),
+            std::mem::replace(&mut self.trait_impl, i.trait_.is_some()),
+        );
         syn::visit::visit_item_impl(self, i);
+        (self.owner, self.trait_impl) = saved;
     }
 }
 
@@ -443,6 +488,10 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
             exclusive: false,
             closures: 0,
             ok: HashSet::new(),
+            owner: None,
+            trait_impl: false,
+            method: None,
+            immediate: HashSet::new(),
         };
         scan.visit_file(&f.ast);
     }
@@ -1105,6 +1154,81 @@ fn closure_args(
     (!c.bad).then_some(c.out)
 }
 
+fn stmt_rebinds(st: &syn::Stmt, name: &str) -> bool {
+    rebinds(
+        &syn::Block {
+            brace_token: Default::default(),
+            stmts: vec![st.clone()],
+        },
+        name,
+    )
+}
+
+/// Where `name` (or `&name`) is cloned inside a loop of `stmts`, if it is.
+fn cloned_in_loop(stmts: &[syn::Stmt], name: &str) -> Option<Span> {
+    struct L<'n> {
+        name: &'n str,
+        depth: usize,
+        hit: Option<Span>,
+    }
+    fn is_name(e: &syn::Expr, name: &str) -> bool {
+        match e {
+            syn::Expr::Path(p) => p.path.is_ident(name),
+            syn::Expr::Reference(r) => is_name(&r.expr, name),
+            syn::Expr::Paren(p) => is_name(&p.expr, name),
+            _ => false,
+        }
+    }
+    impl<'a> Visit<'a> for L<'_> {
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+        fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+            self.visit_expr(&f.expr);
+            self.depth += 1;
+            self.visit_block(&f.body);
+            self.depth -= 1;
+        }
+        fn visit_expr_while(&mut self, w: &'a syn::ExprWhile) {
+            self.depth += 1;
+            syn::visit::visit_expr_while(self, w);
+            self.depth -= 1;
+        }
+        fn visit_expr_loop(&mut self, l: &'a syn::ExprLoop) {
+            self.depth += 1;
+            syn::visit::visit_expr_loop(self, l);
+            self.depth -= 1;
+        }
+        fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+            if self.depth > 0
+                && mc.method == "clone"
+                && mc.args.is_empty()
+                && is_name(&mc.receiver, self.name)
+            {
+                self.hit.get_or_insert(mc.method.span());
+            }
+            syn::visit::visit_expr_method_call(self, mc);
+        }
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            if self.depth > 0
+                && last_seg(&c.func).as_deref() == Some("clone")
+                && c.args.len() == 1
+                && is_name(&c.args[0], self.name)
+            {
+                self.hit.get_or_insert(c.span());
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    let mut l = L {
+        name,
+        depth: 0,
+        hit: None,
+    };
+    for st in stmts {
+        l.visit_stmt(st);
+    }
+    l.hit
+}
+
 /// The count a set of units adds up to.
 fn units_count(units: &[Unit]) -> Count {
     units.iter().filter(|u| u.used).fold(Count::N(0), |n, u| {
@@ -1210,6 +1334,30 @@ impl Walker<'_, '_> {
         }
         self.use_here();
         self.unit = saved;
+    }
+
+    /// Whether `e` is a struct literal (possibly wrapped: `Arc::new(S { .. })`) with a field
+    /// that carries the handle.
+    fn holds_handle(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Struct(s) => s.fields.iter().any(|f| self.carries(&f.expr).is_some()),
+            syn::Expr::Paren(p) => self.holds_handle(&p.expr),
+            syn::Expr::Call(c) if c.args.len() == 1 => {
+                matches!(&*c.func, syn::Expr::Path(p)
+                    if p.path.segments.iter().any(|s| WRAPPERS.contains(&s.ident.to_string().as_str())))
+                    && self.holds_handle(&c.args[0])
+            }
+            _ => false,
+        }
+    }
+
+    /// A unit of unboundedly many handles, for `why`.
+    fn many_unit(&mut self, why: String, span: Span) {
+        let s = self.site(span);
+        let u = self.new_unit(s.clone());
+        let u = &mut self.acc.units[u];
+        u.used = true;
+        u.many = Some((why, s));
     }
 
     /// The struct a literal or tuple-struct call names (`Self` is the impl's type).
@@ -1348,6 +1496,15 @@ impl Walker<'_, '_> {
             self.visit_expr(&init.expr);
             if let Some((_, d)) = &init.diverge {
                 self.visit_expr(d);
+            }
+            // A struct holding the handle, bound to a name that is cloned in a loop (an `Arc`
+            // shared by the workers of a pool): many holders.
+            if let Some(n) = pat_ident(&l.pat)
+                && self.holds_handle(&init.expr)
+                && !rest.iter().any(|st| stmt_rebinds(st, &n))
+                && let Some(span) = cloned_in_loop(rest, &n)
+            {
+                self.many_unit("the struct holding it is cloned in a loop".into(), span);
             }
         }
         for b in &binds {
@@ -1868,6 +2025,15 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                             continue;
                         }
                         self.stored(c, "stored in a field", f.expr.span());
+                        if let Some(n) = &name
+                            && self.ix.fields.structs.get(n).is_some_and(|d| d.len() == 1)
+                            && self.ix.fields.public.contains(n)
+                            && let Some(m) = self.ix.fields.cloned_by.get(&(n.clone(), field))
+                        {
+                            let why =
+                                format!("cloned by {n}::{m}, which may run any number of times");
+                            self.many_unit(why, f.expr.span());
+                        }
                     } else {
                         self.visit_expr(&f.expr);
                     }
