@@ -52,6 +52,59 @@ struct Fields {
     /// (struct, field) -> a method of that struct that clones the field into a value it keeps
     /// or hands on (`self.f.clone()` not only operated on): callable any number of times.
     cloned_by: HashMap<(String, String), String>,
+    /// Types put behind an `Arc`/`Rc` or into a static somewhere in the crate (a holder that
+    /// can be shared: each clone of it is one more holder of the handle).
+    shared: HashSet<String>,
+    /// Whether something of a type the scan cannot tell is put behind an `Arc`/`Rc`.
+    unknown_shared: bool,
+    /// Crate-wide: local and parameter names -> the types they are bound to (`None`: unknown).
+    locals: HashMap<String, Vec<Option<String>>>,
+    /// Local names put behind an `Arc`/`Rc`.
+    arc_vars: HashSet<String>,
+}
+
+impl Fields {
+    /// Resolves the names put behind an `Arc`/`Rc` once every binding is known.
+    fn resolve_shared(&mut self) {
+        for v in std::mem::take(&mut self.arc_vars) {
+            match self.locals.get(&v) {
+                None => self.unknown_shared = true,
+                Some(tys) => {
+                    for t in tys {
+                        match t {
+                            Some(t) => {
+                                self.shared.insert(t.clone());
+                            }
+                            None => self.unknown_shared = true,
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The type a pattern's binding or an expression has, as far as it can be read off the syntax
+/// (`S { .. }`, `S::new(..)`, `Mutex::new(S { .. })`, an annotation): the last segment's name.
+fn type_name(t: &syn::Type) -> Option<String> {
+    match t {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Type::Reference(r) => type_name(&r.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        _ => None,
+    }
+}
+
+/// Every type name mentioned in `t` (generic arguments included).
+fn type_idents(t: &syn::Type, out: &mut HashSet<String>) {
+    struct T<'o>(&'o mut HashSet<String>);
+    impl<'a> Visit<'a> for T<'_> {
+        fn visit_path_segment(&mut self, s: &'a syn::PathSegment) {
+            self.0.insert(s.ident.to_string());
+            syn::visit::visit_path_segment(self, s);
+        }
+    }
+    T(out).visit_type(t);
 }
 
 impl Fields {
@@ -61,6 +114,8 @@ impl Fields {
             if !derives_clone && private.contains(field))
             && !self.cloned.contains(name)
             && !self.escaping.contains(field)
+            && !self.shared.contains(name)
+            && !self.unknown_shared
     }
 }
 
@@ -191,8 +246,140 @@ fn param_in_place(body: &syn::Block, name: &str) -> bool {
     !v.bad
 }
 
+impl FieldScan<'_, '_> {
+    /// The type of `e` as far as the syntax tells (`Err` with a local's name to resolve later).
+    fn guess(&self, e: &syn::Expr) -> Result<Option<String>, String> {
+        let seg = |p: &syn::Path, i: usize| -> Option<String> {
+            let n = p.segments.len();
+            let s = p.segments.iter().nth(n.checked_sub(i)?)?.ident.to_string();
+            if s == "Self" {
+                self.owner.clone()
+            } else {
+                Some(s)
+            }
+        };
+        match e {
+            syn::Expr::Struct(s) => Ok(seg(&s.path, 1)),
+            syn::Expr::Paren(p) => self.guess(&p.expr),
+            syn::Expr::Reference(r) => self.guess(&r.expr),
+            syn::Expr::Lit(_) => Ok(Some(String::new())),
+            syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
+                self.guess(&m.receiver)
+            }
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(p) = &*c.func else {
+                    return Ok(None);
+                };
+                let outer = seg(&p.path, 2);
+                if c.args.len() == 1
+                    && matches!(
+                        outer.as_deref(),
+                        Some("Mutex" | "RwLock" | "RefCell" | "Cell" | "Box" | "Some")
+                    )
+                {
+                    return self.guess(&c.args[0]);
+                }
+                if p.path.segments.len() == 1 {
+                    return Ok(seg(&p.path, 1).filter(|s| s.starts_with(char::is_uppercase)));
+                }
+                Ok(outer.filter(|s| s.starts_with(char::is_uppercase)))
+            }
+            syn::Expr::Path(p) => match p.path.get_ident() {
+                Some(i) => Err(i.to_string()),
+                None => Ok(None),
+            },
+            _ => Ok(None),
+        }
+    }
+
+    /// Records the type of `e`, put behind an `Arc`/`Rc`.
+    fn share(&mut self, e: &syn::Expr) {
+        match e {
+            syn::Expr::Tuple(t) => {
+                for x in &t.elems {
+                    self.share(x);
+                }
+            }
+            syn::Expr::Path(p) if p.path.is_ident("self") => match &self.owner {
+                Some(o) => {
+                    self.fields.shared.insert(o.clone());
+                }
+                None => self.fields.unknown_shared = true,
+            },
+            syn::Expr::Struct(s) => {
+                for seg in &s.path.segments {
+                    self.fields.shared.insert(seg.ident.to_string());
+                }
+                if let Ok(Some(t)) = self.guess(e) {
+                    self.fields.shared.insert(t);
+                }
+            }
+            _ => match self.guess(e) {
+                Ok(Some(t)) => {
+                    self.fields.shared.insert(t);
+                }
+                Ok(None) => self.fields.unknown_shared = true,
+                Err(v) => {
+                    self.fields.arc_vars.insert(v);
+                }
+            },
+        }
+    }
+
+    fn bind(&mut self, pat: &syn::Pat, ty: Option<&syn::Type>, init: Option<&syn::Expr>) {
+        let Some(n) = pat_ident(pat) else { return };
+        let ty = match (ty.and_then(type_name), init.map(|e| self.guess(e))) {
+            (Some(t), _) => Some(t),
+            (None, Some(Ok(t))) => t,
+            _ => None,
+        };
+        self.fields.locals.entry(n).or_default().push(ty);
+    }
+}
+
 impl<'a> Visit<'a> for FieldScan<'_, '_> {
+    fn visit_local(&mut self, l: &'a syn::Local) {
+        let ty = match &l.pat {
+            syn::Pat::Type(t) => Some(&*t.ty),
+            _ => None,
+        };
+        self.bind(&l.pat, ty, l.init.as_ref().map(|i| &*i.expr));
+        syn::visit::visit_local(self, l);
+    }
+    fn visit_fn_arg(&mut self, a: &'a syn::FnArg) {
+        if let syn::FnArg::Typed(t) = a {
+            self.bind(&t.pat, Some(&t.ty), None);
+        }
+        syn::visit::visit_fn_arg(self, a);
+    }
+    fn visit_type_path(&mut self, t: &'a syn::TypePath) {
+        if let Some(l) = t.path.segments.last()
+            && (l.ident == "Arc" || l.ident == "Rc")
+            && let syn::PathArguments::AngleBracketed(a) = &l.arguments
+        {
+            for g in &a.args {
+                if let syn::GenericArgument::Type(ty) = g {
+                    type_idents(ty, &mut self.fields.shared);
+                }
+            }
+        }
+        syn::visit::visit_type_path(self, t);
+    }
+    fn visit_item_static(&mut self, i: &'a syn::ItemStatic) {
+        type_idents(&i.ty, &mut self.fields.shared);
+        syn::visit::visit_item_static(self, i);
+    }
     fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func
+            && p.path.segments.len() >= 2
+            && let [.., a, b] = p.path.segments.iter().collect::<Vec<_>>().as_slice()
+            && (a.ident == "Arc" || a.ident == "Rc")
+            && b.ident != "clone"
+        {
+            for arg in &c.args {
+                self.share(arg);
+            }
+        }
         // `&self.f` lent to a free function of the crate that only operates on it in place.
         if let syn::Expr::Path(p) = &*c.func
             && let Some(g) = p.path.get_ident()
@@ -495,6 +682,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
         };
         scan.visit_file(&f.ast);
     }
+    ix.fields.resolve_shared();
     let mut out = Vec::new();
     for (i, f) in krate.files.iter().enumerate() {
         let mut finder = Finder {
