@@ -49,6 +49,11 @@ struct Fields {
     cloned: HashSet<String>,
     /// Field names with an access of any other form, or named in a macro.
     escaping: HashSet<String>,
+    /// Field names operated on in place through `&self` (confined only for a handle that is not
+    /// `Sync`, in a struct without `unsafe impl Sync`: then `&S` never reaches another thread).
+    by_ref: HashSet<String>,
+    /// Types with an `unsafe impl Sync`.
+    sync: HashSet<String>,
     /// (struct, field) -> a method of that struct that clones the field into a value it keeps
     /// or hands on (`self.f.clone()` not only operated on): callable any number of times.
     cloned_by: HashMap<(String, String), String>,
@@ -109,7 +114,12 @@ fn type_idents(t: &syn::Type, out: &mut HashSet<String>) {
 
 impl Fields {
     /// Whether a handle moved into field `field` of a struct named `name` stays confined.
-    fn confined(&self, name: &str, field: &str) -> bool {
+    fn confined(&self, name: &str, field: &str, not_sync: bool) -> bool {
+        (!self.by_ref.contains(field) || (not_sync && !self.sync.contains(name)))
+            && self.confined_exclusive(name, field)
+    }
+
+    fn confined_exclusive(&self, name: &str, field: &str) -> bool {
         matches!(self.structs.get(name).map(Vec::as_slice), Some([(private, derives_clone)])
             if !derives_clone && private.contains(field))
             && !self.cloned.contains(name)
@@ -159,6 +169,10 @@ struct FieldScan<'f, 'a> {
     fns: &'f HashMap<String, Vec<FnDef<'a>>>,
     /// Whether the enclosing function takes `self` by value or `&mut self`.
     exclusive: bool,
+    /// Whether it takes `&self`.
+    by_ref: bool,
+    /// Type parameters in scope (a value of such a type may be any struct).
+    generics: Vec<String>,
     closures: usize,
     ok: HashSet<*const syn::ExprField>,
     /// The `impl`'s self type, whether the impl is of a trait, and the method being scanned
@@ -315,10 +329,10 @@ impl FieldScan<'_, '_> {
                 }
             }
             _ => match self.guess(e) {
-                Ok(Some(t)) => {
+                Ok(Some(t)) if !self.generics.contains(&t) => {
                     self.fields.shared.insert(t);
                 }
-                Ok(None) => self.fields.unknown_shared = true,
+                Ok(_) => self.fields.unknown_shared = true,
                 Err(v) => {
                     self.fields.arc_vars.insert(v);
                 }
@@ -332,12 +346,35 @@ impl FieldScan<'_, '_> {
             (Some(t), _) => Some(t),
             (None, Some(Ok(t))) => t,
             _ => None,
-        };
+        }
+        .filter(|t| !self.generics.contains(t));
         self.fields.locals.entry(n).or_default().push(ty);
     }
 }
 
 impl<'a> Visit<'a> for FieldScan<'_, '_> {
+    fn visit_generics(&mut self, g: &'a syn::Generics) {
+        // Pushed for the rest of the item: popped by the item visitors below.
+        for p in g.type_params() {
+            self.generics.push(p.ident.to_string());
+        }
+        syn::visit::visit_generics(self, g);
+    }
+    fn visit_item(&mut self, i: &'a syn::Item) {
+        let n = self.generics.len();
+        syn::visit::visit_item(self, i);
+        self.generics.truncate(n);
+    }
+    fn visit_impl_item(&mut self, i: &'a syn::ImplItem) {
+        let n = self.generics.len();
+        syn::visit::visit_impl_item(self, i);
+        self.generics.truncate(n);
+    }
+    fn visit_trait_item(&mut self, i: &'a syn::TraitItem) {
+        let n = self.generics.len();
+        syn::visit::visit_trait_item(self, i);
+        self.generics.truncate(n);
+    }
     fn visit_local(&mut self, l: &'a syn::Local) {
         let ty = match &l.pat {
             syn::Pat::Type(t) => Some(&*t.ty),
@@ -405,16 +442,23 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         syn::visit::visit_expr_call(self, c);
     }
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
-        let saved = (std::mem::replace(&mut self.exclusive, false), self.closures);
+        let saved = (
+            std::mem::replace(&mut self.exclusive, false),
+            std::mem::replace(&mut self.by_ref, false),
+            self.closures,
+        );
         self.closures = 0;
         syn::visit::visit_item_fn(self, f);
-        (self.exclusive, self.closures) = saved;
+        (self.exclusive, self.by_ref, self.closures) = saved;
     }
     fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
         let exclusive = matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(r))
             if matches!(r.kind, syn::ReceiverKind::Value | syn::ReceiverKind::Reference(_, _, Some(_))));
+        let by_ref = matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(r))
+            if matches!(r.kind, syn::ReceiverKind::Reference(_, _, None)));
         let saved = (
             std::mem::replace(&mut self.exclusive, exclusive),
+            std::mem::replace(&mut self.by_ref, by_ref),
             self.closures,
             std::mem::replace(
                 &mut self.method,
@@ -424,7 +468,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         );
         self.closures = 0;
         syn::visit::visit_impl_item_fn(self, f);
-        (self.exclusive, self.closures, self.method) = saved;
+        (self.exclusive, self.by_ref, self.closures, self.method) = saved;
     }
     fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
         let saved = std::mem::replace(&mut self.exclusive, false);
@@ -465,8 +509,10 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
     }
     fn visit_expr_field(&mut self, f: &'a syn::ExprField) {
         let on_self = matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self"));
-        if !(on_self && self.exclusive && self.closures == 0 && self.ok.contains(&(f as *const _)))
-        {
+        let in_place = on_self && self.closures == 0 && self.ok.contains(&(f as *const _));
+        if in_place && self.by_ref {
+            self.fields.by_ref.insert(member_name(&f.member));
+        } else if !(in_place && self.exclusive) {
             self.fields.escaping.insert(member_name(&f.member));
         }
         syn::visit::visit_expr_field(self, f);
@@ -534,6 +580,13 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             && let Some(l) = p.path.segments.last()
         {
             self.fields.cloned.insert(l.ident.to_string());
+        }
+        if let Some((t, _)) = &i.trait_
+            && t.segments.last().is_some_and(|s| s.ident == "Sync")
+            && let syn::Type::Path(p) = &*i.self_ty
+            && let Some(l) = p.path.segments.last()
+        {
+            self.fields.sync.insert(l.ident.to_string());
         }
         let owner = match &*i.self_ty {
             syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
@@ -673,6 +726,8 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
             fields: &mut ix.fields,
             fns: &ix.fns,
             exclusive: false,
+            by_ref: false,
+            generics: Vec::new(),
             closures: 0,
             ok: HashSet::new(),
             owner: None,
@@ -906,8 +961,11 @@ impl Finder<'_, '_> {
             {
                 let rest = &b.stmts[i + 1..];
                 let elems: Vec<&syn::Pat> = t.elems.iter().collect();
-                let at = (&self.owner, &self.cur);
+                // A std receiver is neither `Sync` nor `Clone`.
+                let std_rx = ch.constructor.starts_with("std::sync::mpsc::");
+                let at = (&self.owner, &self.cur, false);
                 ch.senders = side(self.ix, self.file, at, elems[0], rest, is_fn_body);
+                let at = (&self.owner, &self.cur, std_rx);
                 ch.receivers = side(self.ix, self.file, at, elems[1], rest, is_fn_body);
             }
             self.out.push(ch);
@@ -992,7 +1050,7 @@ struct Ctx {
 fn side<'a>(
     ix: &Index<'a>,
     file: usize,
-    (owner, cur): (&Option<String>, &Option<CurFn<'a>>),
+    (owner, cur, not_sync): (&Option<String>, &Option<CurFn<'a>>, bool),
     pat: &syn::Pat,
     rest: &[syn::Stmt],
     is_fn_body: bool,
@@ -1020,6 +1078,7 @@ fn side<'a>(
         expanding: 0,
         owner: owner.clone(),
         cur: cur.clone(),
+        not_sync,
     };
     w.stmts(rest, is_fn_body);
     verdict(acc)
@@ -1173,6 +1232,8 @@ struct Walker<'w, 'a> {
     owner: Option<String>,
     /// The function being walked (for calls of its parameters).
     cur: Option<CurFn<'a>>,
+    /// Whether the handle is not `Sync` (a std receiver).
+    not_sync: bool,
 }
 
 fn mentions_tokens(ts: &TokenStream, names: &HashSet<String>) -> bool {
@@ -2206,7 +2267,11 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                     if let Some(c) = self.carries(&f.expr) {
                         let field = member_name(&f.member);
                         if let Some(n) = &name
-                            && self.ix.fields.confined(n, &field)
+                            && self.ix.fields.confined(
+                                n,
+                                &field,
+                                self.not_sync && matches!(f.expr, syn::Expr::Path(_)),
+                            )
                             && owned(&f.expr)
                         {
                             self.in_field(c);
