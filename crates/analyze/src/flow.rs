@@ -2,9 +2,11 @@
 //! channel is followed from its `let (tx, rx)` binding through aliases, wrappers (`Arc`, `Mutex`,
 //! `Some`, ...), clones (once, or in a loop: many), closures given to `thread::spawn`,
 //! `Builder::spawn`, scoped and rayon spawns, same-crate calls (parameters by position, recursion
-//! guarded), and into the places it cannot follow: stores into fields, collections and statics
-//! (conservative), returns and hand-offs to external code, macros and closures it does not know
-//! (refused, or conservative for macros of the crate).
+//! guarded), closures handed to a private function's parameter, parallel `*_with` adaptors, private
+//! fields of structs that are never cloned or shared (see [`Fields`]), and into the places it
+//! cannot follow: other stores into fields, collections and statics (conservative), returns and
+//! hand-offs to external code, macros and closures it does not know (refused, or conservative for
+//! macros of the crate).
 
 use crate::discover::Crate;
 use crate::resolve::Imports;
