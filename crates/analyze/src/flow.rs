@@ -131,6 +131,21 @@ impl Fields {
     }
 }
 
+/// Types whose values hold values of other types.
+const CONTAINERS: &[&str] = &[
+    "Vec",
+    "VecDeque",
+    "LinkedList",
+    "BinaryHeap",
+    "HashMap",
+    "BTreeMap",
+    "HashSet",
+    "BTreeSet",
+    "Option",
+    "Box",
+    "Result",
+];
+
 /// Channel operations that use a handle in place.
 const IN_PLACE: &[&str] = &[
     "send",
@@ -175,6 +190,9 @@ struct FieldScan<'f, 'a> {
     by_ref: bool,
     /// Type parameters in scope (a value of such a type may be any struct).
     generics: Vec<String>,
+    /// `Arc::new(..)` calls initialising a struct field: the field's declared type names what
+    /// is shared.
+    typed: HashSet<*const syn::ExprCall>,
     closures: usize,
     ok: HashSet<*const syn::ExprField>,
     /// The `impl`'s self type, whether the impl is of a trait, and the method being scanned
@@ -331,7 +349,8 @@ impl FieldScan<'_, '_> {
                 }
             }
             _ => match self.guess(e) {
-                Ok(Some(t)) if !self.generics.contains(&t) => {
+                // A container's element type is not read off the syntax.
+                Ok(Some(t)) if !self.generics.contains(&t) && !CONTAINERS.contains(&t.as_str()) => {
                     self.fields.shared.insert(t);
                 }
                 Ok(_) => self.fields.unknown_shared = true,
@@ -382,6 +401,13 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             syn::Pat::Type(t) => Some(&*t.ty),
             _ => None,
         };
+        // An annotated binding: its type (or the alias's definition) names what is shared.
+        if ty.is_some()
+            && let Some(i) = &l.init
+            && let syn::Expr::Call(c) = &*i.expr
+        {
+            self.typed.insert(c as *const _);
+        }
         self.bind(&l.pat, ty, l.init.as_ref().map(|i| &*i.expr));
         syn::visit::visit_local(self, l);
     }
@@ -408,12 +434,21 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         type_idents(&i.ty, &mut self.fields.shared);
         syn::visit::visit_item_static(self, i);
     }
+    fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
+        for f in &s.fields {
+            if let syn::Expr::Call(c) = &f.expr {
+                self.typed.insert(c as *const _);
+            }
+        }
+        syn::visit::visit_expr_struct(self, s);
+    }
     fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
         if let syn::Expr::Path(p) = &*c.func
             && p.path.segments.len() >= 2
             && let [.., a, b] = p.path.segments.iter().collect::<Vec<_>>().as_slice()
             && (a.ident == "Arc" || a.ident == "Rc")
             && b.ident != "clone"
+            && !self.typed.contains(&(c as *const _))
         {
             for arg in &c.args {
                 self.share(arg);
@@ -730,6 +765,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
             exclusive: false,
             by_ref: false,
             generics: Vec::new(),
+            typed: HashSet::new(),
             closures: 0,
             ok: HashSet::new(),
             owner: None,
