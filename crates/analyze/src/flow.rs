@@ -579,7 +579,14 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
                 }
             }
         }
-        scan(&m.tokens, &mut self.fields.escaping);
+        let mut idents = HashSet::new();
+        scan(&m.tokens, &mut idents);
+        // A macro that may declare a static or build an Arc (`lazy_static!`): whatever it names
+        // may be shared.
+        if ["Arc", "Rc", "static"].iter().any(|k| idents.contains(*k)) {
+            self.fields.shared.extend(idents.iter().cloned());
+        }
+        self.fields.escaping.extend(idents);
     }
     fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
         let private: HashSet<String> = i
