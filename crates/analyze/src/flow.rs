@@ -56,6 +56,12 @@ struct Fields {
     by_ref: HashSet<String>,
     /// Types with an `unsafe impl Sync`.
     sync: HashSet<String>,
+    /// Tuple variant name -> (its enum, whether the enum derives `Clone`, whether it is `pub`),
+    /// one entry per definition.
+    variants: HashMap<String, Vec<(String, bool, bool)>>,
+    /// (variant, position) bound by a pattern other than a `match` arm that only operates on it
+    /// in place (or ignores it).
+    variant_escaping: HashSet<(String, usize)>,
     /// (struct, field) -> a method of that struct that clones the field into a value it keeps
     /// or hands on (`self.f.clone()` not only operated on): callable any number of times.
     cloned_by: HashMap<(String, String), String>,
@@ -121,6 +127,24 @@ impl Fields {
             && self.confined_exclusive(name, field)
     }
 
+    /// Whether a handle moved into position `k` of tuple variant `path` (`E::V` or `V`) stays one
+    /// handle: a private enum that is not `Clone` nor shared, whose every pattern for that
+    /// position is a `match` arm that only operates on the binding in place.
+    fn variant_confined(&self, path: &syn::Path, k: usize) -> bool {
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let Some(v) = segs.last() else { return false };
+        let Some([(e, derives_clone, public)]) = self.variants.get(v).map(Vec::as_slice) else {
+            return false;
+        };
+        (segs.len() == 1 || (segs.len() == 2 && &segs[0] == e))
+            && !derives_clone
+            && !public
+            && !self.cloned.contains(e)
+            && !self.shared.contains(e)
+            && !self.unknown_shared
+            && !self.variant_escaping.contains(&(v.clone(), k))
+    }
+
     fn confined_exclusive(&self, name: &str, field: &str) -> bool {
         matches!(self.structs.get(name).map(Vec::as_slice), Some([(private, derives_clone)])
             if !derives_clone && private.contains(field))
@@ -129,6 +153,19 @@ impl Fields {
             && !self.shared.contains(name)
             && !self.unknown_shared
     }
+}
+
+/// Whether the attributes derive `Clone` or `Copy`.
+fn derives_clone(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("derive")
+            && a.meta.require_list().is_ok_and(|l| {
+                mentions_tokens(
+                    &l.tokens,
+                    &HashSet::from(["Clone".to_string(), "Copy".to_string()]),
+                )
+            })
+    })
 }
 
 /// Types whose values hold values of other types.
@@ -193,6 +230,9 @@ struct FieldScan<'f, 'a> {
     /// `Arc::new(..)` calls initialising a struct field: the field's declared type names what
     /// is shared.
     typed: HashSet<*const syn::ExprCall>,
+    /// Tuple-variant patterns of `match` arms, with the positions whose binding the arm only
+    /// operates on in place (or ignores).
+    arms: HashMap<*const syn::PatTupleStruct, Vec<bool>>,
     closures: usize,
     ok: HashSet<*const syn::ExprField>,
     /// The `impl`'s self type, whether the impl is of a trait, and the method being scanned
@@ -558,9 +598,59 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         self.fields.escaping.insert(member_name(&p.member));
         syn::visit::visit_field_pat(self, p);
     }
+    fn visit_arm(&mut self, a: &'a syn::Arm) {
+        if self.closures == 0
+            && let syn::Pat::TupleStruct(p) = &a.pat
+        {
+            let body = syn::Block {
+                brace_token: Default::default(),
+                stmts: vec![syn::Stmt::Expr((*a.body).clone(), None)],
+            };
+            let ok = p
+                .elems
+                .iter()
+                .map(|e| match e {
+                    syn::Pat::Wild(_) => true,
+                    syn::Pat::Ident(i) if i.subpat.is_none() => {
+                        param_in_place(&body, &i.ident.to_string())
+                    }
+                    _ => false,
+                })
+                .collect();
+            self.arms.insert(p as *const _, ok);
+        }
+        syn::visit::visit_arm(self, a);
+    }
+    fn visit_item_enum(&mut self, e: &'a syn::ItemEnum) {
+        let derives_clone = derives_clone(&e.attrs);
+        for v in &e.variants {
+            if let syn::Fields::Unnamed(_) = v.fields {
+                self.fields
+                    .variants
+                    .entry(v.ident.to_string())
+                    .or_default()
+                    .push((
+                        e.ident.to_string(),
+                        derives_clone,
+                        !matches!(e.vis, syn::Visibility::Inherited),
+                    ));
+            }
+        }
+        syn::visit::visit_item_enum(self, e);
+    }
     fn visit_pat_tuple_struct(&mut self, p: &'a syn::PatTupleStruct) {
         for i in 0..p.elems.len() {
             self.fields.escaping.insert(i.to_string());
+        }
+        if let Some(v) = p.path.segments.last() {
+            let ok = self.arms.get(&(p as *const _));
+            for k in 0..p.elems.len() {
+                if !ok.is_some_and(|o| o[k]) {
+                    self.fields
+                        .variant_escaping
+                        .insert((v.ident.to_string(), k));
+                }
+            }
         }
         syn::visit::visit_pat_tuple_struct(self, p);
     }
@@ -596,15 +686,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             .filter(|(_, f)| matches!(f.vis, syn::Visibility::Inherited))
             .map(|(n, f)| f.ident.as_ref().map_or(n.to_string(), ToString::to_string))
             .collect();
-        let derives_clone = i.attrs.iter().any(|a| {
-            a.path().is_ident("derive")
-                && a.meta.require_list().is_ok_and(|l| {
-                    mentions_tokens(
-                        &l.tokens,
-                        &HashSet::from(["Clone".to_string(), "Copy".to_string()]),
-                    )
-                })
-        });
+        let derives_clone = derives_clone(&i.attrs);
         if !matches!(i.vis, syn::Visibility::Inherited) {
             self.fields.public.insert(i.ident.to_string());
         }
@@ -773,6 +855,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
             by_ref: false,
             generics: Vec::new(),
             typed: HashSet::new(),
+            arms: HashMap::new(),
             closures: 0,
             ok: HashSet::new(),
             owner: None,
@@ -2240,8 +2323,17 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                 {
                     return;
                 }
-                for a in args {
+                for (k, a) in args.into_iter().enumerate() {
                     if let Some(cr) = self.carries(a) {
+                        // Moved into a message variant whose every match arm operates on it in
+                        // place: one handle, used by whoever matches the message.
+                        if let syn::Expr::Path(p) = &*c.func
+                            && owned(a)
+                            && self.ix.fields.variant_confined(&p.path, k)
+                        {
+                            self.in_field(cr);
+                            continue;
+                        }
                         if let Carry::Clone(s) = cr {
                             self.new_unit(s);
                         }
