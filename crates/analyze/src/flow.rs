@@ -51,8 +51,9 @@ struct Fields {
     cloned: HashSet<String>,
     /// Field names with an access of any other form, or named in a macro.
     escaping: HashSet<String>,
-    /// Field names operated on in place through `&self` (confined only for a handle that is not
-    /// `Sync`, in a struct without `unsafe impl Sync`: then `&S` never reaches another thread).
+    /// Field names operated on in place through `&self` or another binding than `self`
+    /// (confined only for a handle that is not `Sync`, in a crate without `unsafe impl Sync`:
+    /// then no shared reference to its holder reaches another thread).
     by_ref: HashSet<String>,
     /// Types with an `unsafe impl Sync`.
     sync: HashSet<String>,
@@ -71,7 +72,8 @@ struct Fields {
     /// Whether something of a type the scan cannot tell is put behind an `Arc`/`Rc`.
     unknown_shared: bool,
     /// Crate-wide: local and parameter names -> the types they are bound to (`None`: unknown).
-    locals: HashMap<String, Vec<Option<String>>>,
+    /// (`Err`: bound to another local's value.)
+    locals: HashMap<String, Vec<Result<Option<String>, String>>>,
     /// Local names put behind an `Arc`/`Rc`.
     arc_vars: HashSet<String>,
 }
@@ -79,16 +81,22 @@ struct Fields {
 impl Fields {
     /// Resolves the names put behind an `Arc`/`Rc` once every binding is known.
     fn resolve_shared(&mut self) {
-        for v in std::mem::take(&mut self.arc_vars) {
+        let mut todo: Vec<String> = std::mem::take(&mut self.arc_vars).into_iter().collect();
+        let mut seen = HashSet::new();
+        while let Some(v) = todo.pop() {
+            if !seen.insert(v.clone()) {
+                continue;
+            }
             match self.locals.get(&v) {
                 None => self.unknown_shared = true,
                 Some(tys) => {
                     for t in tys {
                         match t {
-                            Some(t) => {
+                            Ok(Some(t)) => {
                                 self.shared.insert(t.clone());
                             }
-                            None => self.unknown_shared = true,
+                            Ok(None) => self.unknown_shared = true,
+                            Err(w) => todo.push(w.clone()),
                         }
                     }
                 }
@@ -123,7 +131,7 @@ fn type_idents(t: &syn::Type, out: &mut HashSet<String>) {
 impl Fields {
     /// Whether a handle moved into field `field` of a struct named `name` stays confined.
     fn confined(&self, name: &str, field: &str, not_sync: bool) -> bool {
-        (!self.by_ref.contains(field) || (not_sync && !self.sync.contains(name)))
+        (!self.by_ref.contains(field) || (not_sync && self.sync.is_empty()))
             && self.confined_exclusive(name, field)
     }
 
@@ -167,6 +175,9 @@ fn derives_clone(attrs: &[syn::Attribute]) -> bool {
             })
     })
 }
+
+/// Channel constructors' names (the bindings of `let (tx, rx) = channel()` are handles).
+const CHANNEL_FNS: &[&str] = &["channel", "sync_channel", "unbounded", "bounded"];
 
 /// Types whose values hold values of other types.
 const CONTAINERS: &[&str] = &[
@@ -402,13 +413,30 @@ impl FieldScan<'_, '_> {
     }
 
     fn bind(&mut self, pat: &syn::Pat, ty: Option<&syn::Type>, init: Option<&syn::Expr>) {
+        // `let (tx, rx) = channel()`: channel handles, not structs of the crate.
+        if let syn::Pat::Tuple(t) = unwrap_pat(pat)
+            && let Some(syn::Expr::Call(c)) = init
+            && last_seg(&c.func).is_some_and(|l| CHANNEL_FNS.contains(&l.as_str()))
+        {
+            for e in &t.elems {
+                if let Some(n) = pat_ident(e) {
+                    self.fields
+                        .locals
+                        .entry(n)
+                        .or_default()
+                        .push(Ok(Some(String::new())));
+                }
+            }
+            return;
+        }
         let Some(n) = pat_ident(pat) else { return };
         let ty = match (ty.and_then(type_name), init.map(|e| self.guess(e))) {
-            (Some(t), _) => Some(t),
-            (None, Some(Ok(t))) => t,
-            _ => None,
+            (Some(t), _) => Ok(Some(t)),
+            (None, Some(Ok(t))) => Ok(t),
+            (None, Some(Err(w))) => Err(w),
+            (None, None) => Ok(None),
         }
-        .filter(|t| !self.generics.contains(t));
+        .map(|t| t.filter(|t| !self.generics.contains(t)));
         self.fields.locals.entry(n).or_default().push(ty);
     }
 }
@@ -586,11 +614,11 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
     }
     fn visit_expr_field(&mut self, f: &'a syn::ExprField) {
         let on_self = matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self"));
-        let in_place = on_self && self.closures == 0 && self.ok.contains(&(f as *const _));
-        if in_place && self.by_ref {
-            self.fields.by_ref.insert(member_name(&f.member));
-        } else if !(in_place && self.exclusive) {
+        let in_place = self.closures == 0 && self.ok.contains(&(f as *const _));
+        if !in_place {
             self.fields.escaping.insert(member_name(&f.member));
+        } else if !(on_self && self.exclusive) {
+            self.fields.by_ref.insert(member_name(&f.member));
         }
         syn::visit::visit_expr_field(self, f);
     }
