@@ -57,6 +57,11 @@ struct Fields {
     by_ref: HashSet<String>,
     /// Types with an `unsafe impl Sync`.
     sync: HashSet<String>,
+    /// Structs and enums of the crate: name, file, the types of their fields.
+    defs: Vec<(String, usize, Vec<syn::Type>)>,
+    /// Structs and enums that are not `Sync` by their fields (a std receiver, `Cell`, `RefCell`,
+    /// `Rc`, a raw pointer, or such a type of the crate, not behind a `Mutex`/`RwLock`).
+    not_sync: HashSet<String>,
     /// Tuple variant name -> (its enum, whether the enum derives `Clone`, whether it is `pub`),
     /// one entry per definition.
     variants: HashMap<String, Vec<(String, bool, bool)>>,
@@ -131,8 +136,84 @@ fn type_idents(t: &syn::Type, out: &mut HashSet<String>) {
 impl Fields {
     /// Whether a handle moved into field `field` of a struct named `name` stays confined.
     fn confined(&self, name: &str, field: &str, not_sync: bool) -> bool {
+        let not_sync = not_sync || self.not_sync.contains(name);
         (!self.by_ref.contains(field) || (not_sync && self.sync.is_empty()))
             && self.confined_exclusive(name, field)
+    }
+
+    /// Computes [`Fields::not_sync`] (a fixpoint over the crate's types).
+    fn resolve_not_sync(&mut self, imports: &[Imports]) {
+        fn not_sync(
+            t: &syn::Type,
+            file: usize,
+            imports: &[Imports],
+            known: &HashSet<String>,
+        ) -> bool {
+            match t {
+                syn::Type::Ptr(_) => true,
+                syn::Type::Reference(r) => not_sync(&r.elem, file, imports, known),
+                syn::Type::Paren(p) => not_sync(&p.elem, file, imports, known),
+                syn::Type::Array(a) => not_sync(&a.elem, file, imports, known),
+                syn::Type::Slice(a) => not_sync(&a.elem, file, imports, known),
+                syn::Type::Tuple(tu) => tu.elems.iter().any(|e| not_sync(e, file, imports, known)),
+                syn::Type::Path(p) => {
+                    let Some(last) = p.path.segments.last() else {
+                        return false;
+                    };
+                    let l = last.ident.to_string();
+                    if matches!(l.as_str(), "Mutex" | "RwLock") {
+                        return false;
+                    }
+                    if matches!(l.as_str(), "Cell" | "RefCell" | "Rc" | "UnsafeCell") {
+                        return true;
+                    }
+                    let canon = imports[file].canonical(&p.path);
+                    if canon == ["std", "sync", "mpsc", "Receiver"] {
+                        return true;
+                    }
+                    if p.path.segments.len() == 1 && known.contains(&l) {
+                        return true;
+                    }
+                    match &last.arguments {
+                        syn::PathArguments::AngleBracketed(a) => a.args.iter().any(|g| {
+                            matches!(g, syn::GenericArgument::Type(t)
+                                if not_sync(t, file, imports, known))
+                        }),
+                        _ => false,
+                    }
+                }
+                _ => false,
+            }
+        }
+        loop {
+            let mut changed = false;
+            for (name, file, tys) in &self.defs {
+                if !self.not_sync.contains(name)
+                    && tys
+                        .iter()
+                        .any(|t| not_sync(t, *file, imports, &self.not_sync))
+                {
+                    self.not_sync.insert(name.clone());
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // A name defined twice may be the other definition.
+        let mut count: HashMap<&String, usize> = HashMap::new();
+        for (n, _, _) in &self.defs {
+            *count.entry(n).or_default() += 1;
+        }
+        let twice: Vec<String> = count
+            .into_iter()
+            .filter(|(_, c)| *c > 1)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for n in twice {
+            self.not_sync.remove(&n);
+        }
     }
 
     /// Whether a handle moved into position `k` of tuple variant `path` (`E::V` or `V`) stays one
@@ -244,6 +325,7 @@ struct FieldScan<'f, 'a> {
     /// Tuple-variant patterns of `match` arms, with the positions whose binding the arm only
     /// operates on in place (or ignores).
     arms: HashMap<*const syn::PatTupleStruct, Vec<bool>>,
+    file: usize,
     closures: usize,
     ok: HashSet<*const syn::ExprField>,
     /// The `impl`'s self type, whether the impl is of a trait, and the method being scanned
@@ -502,6 +584,13 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         type_idents(&i.ty, &mut self.fields.shared);
         syn::visit::visit_item_static(self, i);
     }
+    fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
+        // `self.f = None`: drops the handle in place.
+        if let syn::Expr::Field(f) = &*a.left {
+            self.ok.insert(f as *const _);
+        }
+        syn::visit::visit_expr_assign(self, a);
+    }
     fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
         for f in &s.fields {
             if let syn::Expr::Call(c) = &f.expr {
@@ -650,6 +739,12 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         syn::visit::visit_arm(self, a);
     }
     fn visit_item_enum(&mut self, e: &'a syn::ItemEnum) {
+        let tys = e
+            .variants
+            .iter()
+            .flat_map(|v| v.fields.iter().map(|f| f.ty.clone()))
+            .collect();
+        self.fields.defs.push((e.ident.to_string(), self.file, tys));
         let derives_clone = derives_clone(&e.attrs);
         for v in &e.variants {
             if let syn::Fields::Unnamed(_) = v.fields {
@@ -718,6 +813,8 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         if !matches!(i.vis, syn::Visibility::Inherited) {
             self.fields.public.insert(i.ident.to_string());
         }
+        let tys = i.fields.iter().map(|f| f.ty.clone()).collect();
+        self.fields.defs.push((i.ident.to_string(), self.file, tys));
         self.fields
             .structs
             .entry(i.ident.to_string())
@@ -875,7 +972,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
         };
         c.visit_file(&f.ast);
     }
-    for f in &krate.files {
+    for (fi, f) in krate.files.iter().enumerate() {
         let mut scan = FieldScan {
             fields: &mut ix.fields,
             fns: &ix.fns,
@@ -884,6 +981,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
             generics: Vec::new(),
             typed: HashSet::new(),
             arms: HashMap::new(),
+            file: fi,
             closures: 0,
             ok: HashSet::new(),
             owner: None,
@@ -894,6 +992,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
         scan.visit_file(&f.ast);
     }
     ix.fields.resolve_shared();
+    ix.fields.resolve_not_sync(&ix.imports);
     let mut out = Vec::new();
     for (i, f) in krate.files.iter().enumerate() {
         let mut finder = Finder {
