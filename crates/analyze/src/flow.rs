@@ -59,6 +59,10 @@ struct Fields {
     sync: HashSet<String>,
     /// Structs and enums of the crate: name, file, the types of their fields.
     defs: Vec<(String, usize, Vec<syn::Type>)>,
+    /// Tuple structs of the crate.
+    tuple_structs: HashSet<String>,
+    /// (struct, field name or index) -> the field's declared type.
+    field_types: HashMap<(String, String), syn::Type>,
     /// Structs and enums that are not `Sync` by their fields (a std receiver, `Cell`, `RefCell`,
     /// `Rc`, a raw pointer, or such a type of the crate, not behind a `Mutex`/`RwLock`).
     not_sync: HashSet<String>,
@@ -134,6 +138,17 @@ fn type_idents(t: &syn::Type, out: &mut HashSet<String>) {
 }
 
 impl Fields {
+    /// Whether field `field` of struct `name` is declared to hold an `FnOnce` (and no `Fn` or
+    /// `FnMut`): a closure stored there runs at most once.
+    fn holds_fn_once(&self, name: &str, field: &str) -> bool {
+        let Some(t) = self.field_types.get(&(name.to_string(), field.to_string())) else {
+            return false;
+        };
+        let mut ids = HashSet::new();
+        type_idents(t, &mut ids);
+        ids.contains("FnOnce") && !ids.contains("Fn") && !ids.contains("FnMut")
+    }
+
     /// Whether a handle moved into field `field` of a struct named `name` stays confined.
     fn confined(&self, name: &str, field: &str, not_sync: bool) -> bool {
         let not_sync = not_sync || self.not_sync.contains(name);
@@ -815,6 +830,15 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         }
         let tys = i.fields.iter().map(|f| f.ty.clone()).collect();
         self.fields.defs.push((i.ident.to_string(), self.file, tys));
+        if let syn::Fields::Unnamed(_) = i.fields {
+            self.fields.tuple_structs.insert(i.ident.to_string());
+        }
+        for (n, f) in i.fields.iter().enumerate() {
+            let key = f.ident.as_ref().map_or(n.to_string(), ToString::to_string);
+            self.fields
+                .field_types
+                .insert((i.ident.to_string(), key), f.ty.clone());
+        }
         self.fields
             .structs
             .entry(i.ident.to_string())
@@ -1855,6 +1879,36 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// A closure (possibly in `Some`/`Box::new`) stored in a field declared `FnOnce`: it runs at
+    /// most once, on some thread: followed as one more thread.
+    fn fn_once_field(&mut self, name: &str, field: &str, e: &syn::Expr, span: Span) -> bool {
+        fn closure(e: &syn::Expr) -> Option<&syn::ExprClosure> {
+            match e {
+                syn::Expr::Closure(c) => Some(c),
+                syn::Expr::Paren(p) => closure(&p.expr),
+                syn::Expr::Call(c)
+                    if c.args.len() == 1
+                        && matches!(&*c.func, syn::Expr::Path(p)
+                            if p.path.is_ident("Some")
+                                || (p.path.segments.len() == 2
+                                    && p.path.segments[0].ident == "Box"
+                                    && p.path.segments[1].ident == "new")) =>
+                {
+                    closure(&c.args[0])
+                }
+                _ => None,
+            }
+        }
+        let Some(cl) = closure(e) else { return false };
+        if !mentions(&syn::Expr::Closure(cl.clone()), &self.names)
+            || !self.ix.fields.holds_fn_once(name, field)
+        {
+            return false;
+        }
+        self.spawn(cl, span, false);
+        true
+    }
+
     /// A unit of unboundedly many handles, for `why`.
     fn many_unit(&mut self, why: String, span: Span) {
         let s = self.site(span);
@@ -2450,7 +2504,31 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                 {
                     return;
                 }
+                let tuple = match &*c.func {
+                    syn::Expr::Path(p) => self
+                        .struct_name(&p.path)
+                        .filter(|n| self.ix.fields.tuple_structs.contains(n)),
+                    _ => None,
+                };
                 for (k, a) in args.into_iter().enumerate() {
+                    let field = k.to_string();
+                    if let Some(n) = &tuple
+                        && let Some(cr) = self.carries(a)
+                    {
+                        // A tuple struct is a struct: its fields follow the field rules.
+                        let bare = matches!(a, syn::Expr::Path(_));
+                        if self.ix.fields.confined(n, &field, self.not_sync && bare) && owned(a) {
+                            self.in_field(cr);
+                        } else {
+                            self.stored(cr, "stored in a field", a.span());
+                        }
+                        continue;
+                    }
+                    if let Some(n) = &tuple
+                        && self.fn_once_field(n, &field, a, a.span())
+                    {
+                        continue;
+                    }
                     if let Some(cr) = self.carries(a) {
                         // Moved into a message variant whose every match arm operates on it in
                         // place: one handle, used by whoever matches the message.
@@ -2551,6 +2629,9 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                                 format!("cloned by {n}::{m}, which may run any number of times");
                             self.many_unit(why, f.expr.span());
                         }
+                    } else if let Some(n) = &name
+                        && self.fn_once_field(n, &member_name(&f.member), &f.expr, f.expr.span())
+                    {
                     } else {
                         self.visit_expr(&f.expr);
                     }
