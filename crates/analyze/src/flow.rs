@@ -61,6 +61,10 @@ struct Fields {
     defs: Vec<(String, usize, Vec<syn::Type>)>,
     /// Tuple structs of the crate.
     tuple_structs: HashSet<String>,
+    /// (enum, variant) of the crate's variants with named fields.
+    struct_variants: HashSet<(String, String)>,
+    /// Struct patterns: the path's segments and a field they bind.
+    pat_fields: Vec<(Vec<String>, String)>,
     /// (struct, field name or index) -> the field's declared type.
     field_types: HashMap<(String, String), syn::Type>,
     /// Structs and enums that are not `Sync` by their fields (a std receiver, `Cell`, `RefCell`,
@@ -256,6 +260,20 @@ impl Fields {
             && !self.escaping.contains(field)
             && !self.shared.contains(name)
             && !self.unknown_shared
+            && !self.pat_fields.iter().any(|(segs, f)| {
+                f == field
+                    && match segs.as_slice() {
+                        // A variant of an enum of the crate is not the struct.
+                        [.., e, v] => !self.struct_variants.contains(&(e.clone(), v.clone())),
+                        // Another struct of the crate, or a variant, is not the struct.
+                        [n] => {
+                            n == name
+                                || !(self.structs.contains_key(n)
+                                    || self.struct_variants.iter().any(|(_, v)| v == n))
+                        }
+                        [] => true,
+                    }
+            })
     }
 }
 
@@ -726,9 +744,26 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         }
         syn::visit::visit_expr_field(self, f);
     }
-    fn visit_field_pat(&mut self, p: &'a syn::FieldPat) {
-        self.fields.escaping.insert(member_name(&p.member));
-        syn::visit::visit_field_pat(self, p);
+    fn visit_pat_struct(&mut self, p: &'a syn::PatStruct) {
+        // Destructuring takes the field out: it escapes for the struct the pattern names.
+        let mut segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        if segs.len() == 1
+            && segs[0] == "Self"
+            && let Some(o) = &self.owner
+        {
+            segs[0] = o.clone();
+        }
+        for f in &p.fields {
+            self.fields
+                .pat_fields
+                .push((segs.clone(), member_name(&f.member)));
+        }
+        syn::visit::visit_pat_struct(self, p);
     }
     fn visit_arm(&mut self, a: &'a syn::Arm) {
         if self.closures == 0
@@ -762,6 +797,11 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         self.fields.defs.push((e.ident.to_string(), self.file, tys));
         let derives_clone = derives_clone(&e.attrs);
         for v in &e.variants {
+            if let syn::Fields::Named(_) = v.fields {
+                self.fields
+                    .struct_variants
+                    .insert((e.ident.to_string(), v.ident.to_string()));
+            }
             if let syn::Fields::Unnamed(_) = v.fields {
                 self.fields
                     .variants
