@@ -1033,6 +1033,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
             ix: &mut ix,
             file: i,
             owner: None,
+            trait_impl: false,
         };
         c.visit_file(&f.ast);
     }
@@ -1067,6 +1068,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
             fn_body: None,
             owner: None,
             cur: None,
+            trait_impl: false,
         };
         finder.visit_file(&f.ast);
     }
@@ -1078,6 +1080,7 @@ struct Collect<'i, 'a> {
     ix: &'i mut Index<'a>,
     file: usize,
     owner: Option<String>,
+    trait_impl: bool,
 }
 
 /// Which functions a call can reach.
@@ -1104,9 +1107,12 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
             syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
             _ => None,
         };
-        let saved = std::mem::replace(&mut self.owner, owner.or(Some(String::new())));
+        let saved = (
+            std::mem::replace(&mut self.owner, owner.or(Some(String::new()))),
+            std::mem::replace(&mut self.trait_impl, i.trait_.is_some()),
+        );
         syn::visit::visit_item_impl(self, i);
-        self.owner = saved;
+        (self.owner, self.trait_impl) = saved;
     }
     fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
         let saved = self.owner.replace(t.ident.to_string());
@@ -1136,7 +1142,8 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
             .or_default()
             .push(FnDef {
                 file: self.file,
-                public: !matches!(f.vis, syn::Visibility::Inherited),
+                // A trait impl's methods are as visible as the trait.
+                public: self.trait_impl || !matches!(f.vis, syn::Visibility::Inherited),
                 owner: self.owner.clone(),
                 sig: &f.sig,
                 block: &f.block,
@@ -1211,6 +1218,7 @@ struct Finder<'i, 'a> {
     /// The `impl`'s self type, for `Self { .. }`.
     owner: Option<String>,
     cur: Option<CurFn<'a>>,
+    trait_impl: bool,
 }
 
 fn unwrap_pat(p: &syn::Pat) -> &syn::Pat {
@@ -1298,9 +1306,12 @@ impl<'a> Visit<'a> for Finder<'_, 'a> {
             syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
             _ => None,
         };
-        let saved = std::mem::replace(&mut self.owner, owner);
+        let saved = (
+            std::mem::replace(&mut self.owner, owner),
+            std::mem::replace(&mut self.trait_impl, i.trait_.is_some()),
+        );
         syn::visit::visit_item_impl(self, i);
-        self.owner = saved;
+        (self.owner, self.trait_impl) = saved;
     }
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
         self.fn_body = Some(&*f.block as *const _);
@@ -1318,7 +1329,7 @@ impl<'a> Visit<'a> for Finder<'_, 'a> {
         self.fn_body = Some(&f.block as *const _);
         let cur = CurFn {
             name: f.sig.ident.to_string(),
-            public: !matches!(f.vis, syn::Visibility::Inherited),
+            public: self.trait_impl || !matches!(f.vis, syn::Visibility::Inherited),
             sig: &f.sig,
             block: &f.block,
         };
