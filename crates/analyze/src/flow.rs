@@ -156,7 +156,10 @@ impl Fields {
     /// Whether a handle moved into field `field` of a struct named `name` stays confined.
     fn confined(&self, name: &str, field: &str, not_sync: bool) -> bool {
         let not_sync = not_sync || self.not_sync.contains(name);
-        (!self.by_ref.contains(field) || (not_sync && self.sync.is_empty()))
+        let typed = format!("{name}::{field}");
+        let by_ref = self.by_ref.contains(field) || self.by_ref.contains(&typed);
+        (!by_ref || (not_sync && self.sync.is_empty()))
+            && !self.escaping.contains(&typed)
             && self.confined_exclusive(name, field)
     }
 
@@ -737,10 +740,15 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
     fn visit_expr_field(&mut self, f: &'a syn::ExprField) {
         let on_self = matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self"));
         let in_place = self.closures == 0 && self.ok.contains(&(f as *const _));
+        // `self.f` in an impl of T is T's field; any other base may be any struct's.
+        let key = match (&self.owner, on_self) {
+            (Some(o), true) => format!("{o}::{}", member_name(&f.member)),
+            _ => member_name(&f.member),
+        };
         if !in_place {
-            self.fields.escaping.insert(member_name(&f.member));
+            self.fields.escaping.insert(key);
         } else if !(on_self && self.exclusive) {
-            self.fields.by_ref.insert(member_name(&f.member));
+            self.fields.by_ref.insert(key);
         }
         syn::visit::visit_expr_field(self, f);
     }
@@ -1808,6 +1816,114 @@ fn cloned_in_loop(stmts: &[syn::Stmt], name: &str) -> Option<Span> {
     l.hit
 }
 
+/// Every call of the function `name` in the crate when each is `let x = name(..);` (or a method
+/// call of that name): the file, the impl's type, `x` and the statements after it; `None` when
+/// a call is anything else or the function is used as a value.
+#[allow(clippy::type_complexity)]
+fn let_callers(
+    krate: &Crate,
+    name: &str,
+) -> Option<Vec<(usize, Option<String>, String, Vec<syn::Stmt>)>> {
+    struct C<'n> {
+        name: &'n str,
+        file: usize,
+        owner: Option<String>,
+        bound: HashSet<usize>,
+        calls: usize,
+        out: Vec<(usize, Option<String>, String, Vec<syn::Stmt>)>,
+        bad: bool,
+    }
+    impl C<'_> {
+        fn is_call(&self, e: &syn::Expr) -> Option<usize> {
+            match e {
+                syn::Expr::Call(c) => match &*c.func {
+                    syn::Expr::Path(p)
+                        if p.path.segments.last().is_some_and(|s| s.ident == self.name) =>
+                    {
+                        Some(c as *const _ as usize)
+                    }
+                    _ => None,
+                },
+                syn::Expr::MethodCall(m) if m.method == self.name => Some(m as *const _ as usize),
+                _ => None,
+            }
+        }
+    }
+    impl<'a> Visit<'a> for C<'_> {
+        fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+            let owner = match &*i.self_ty {
+                syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            };
+            let saved = std::mem::replace(&mut self.owner, owner);
+            syn::visit::visit_item_impl(self, i);
+            self.owner = saved;
+        }
+        fn visit_block(&mut self, b: &'a syn::Block) {
+            for (i, st) in b.stmts.iter().enumerate() {
+                if let syn::Stmt::Local(l) = st
+                    && let Some(init) = &l.init
+                    && init.diverge.is_none()
+                    && let Some(id) = self.is_call(&init.expr)
+                {
+                    match pat_ident(&l.pat) {
+                        Some(x) => {
+                            self.bound.insert(id);
+                            self.out.push((
+                                self.file,
+                                self.owner.clone(),
+                                x,
+                                b.stmts[i + 1..].to_vec(),
+                            ));
+                        }
+                        None => self.bad = true,
+                    }
+                }
+            }
+            syn::visit::visit_block(self, b);
+        }
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            if let Some(id) = self.is_call(e) {
+                self.calls += 1;
+                if !self.bound.contains(&id) {
+                    self.bad = true;
+                }
+                if let syn::Expr::Call(c) = e {
+                    // The callee's own path is no use as a value.
+                    for a in &c.args {
+                        self.visit_expr(a);
+                    }
+                    return;
+                }
+            } else if let syn::Expr::Path(p) = e
+                && p.path.segments.last().is_some_and(|s| s.ident == self.name)
+            {
+                self.bad = true;
+            }
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            if mentions_tokens(&m.tokens, &HashSet::from([self.name.to_string()])) {
+                self.bad = true;
+            }
+        }
+    }
+    let mut c = C {
+        name,
+        file: 0,
+        owner: None,
+        bound: HashSet::new(),
+        calls: 0,
+        out: Vec::new(),
+        bad: false,
+    };
+    for (i, f) in krate.files.iter().enumerate() {
+        c.file = i;
+        c.visit_file(&f.ast);
+    }
+    (!c.bad && c.calls == c.out.len()).then_some(c.out)
+}
+
 /// The count a set of units adds up to.
 fn units_count(units: &[Unit]) -> Count {
     units.iter().filter(|u| u.used).fold(Count::N(0), |n, u| {
@@ -2049,6 +2165,13 @@ impl Walker<'_, '_> {
                             continue;
                         }
                         if let Some(c) = self.carries(e) {
+                            if self.stack.is_empty()
+                                && let Some(cur) = self.cur.clone()
+                                && !cur.public
+                                && self.follow_return(&cur, &c)
+                            {
+                                continue;
+                            }
                             if let Carry::Clone(_) = c {
                                 let s = self.site(e.span());
                                 self.new_unit(s);
@@ -2797,6 +2920,62 @@ impl Walker<'_, '_> {
             }
             self.acc.units = best.unwrap_or(before);
         }
+    }
+
+    /// A handle returned from the private function it is constructed in: every call of that
+    /// function in the crate must bind the result with `let x = f(..);`; the rest of each
+    /// caller's block is walked for `x`, as alternatives (each call constructs its own channel):
+    /// the side counts as the largest.
+    fn follow_return(&mut self, cur: &CurFn<'_>, c: &Carry) -> bool {
+        if self.ix.fns.get(&cur.name).is_none_or(|d| d.len() != 1) {
+            return false;
+        }
+        let Some(callers) = let_callers(self.ix.krate, &cur.name) else {
+            return false;
+        };
+        let unit = match c {
+            Carry::Clone(s) => self.new_unit(s.clone()),
+            Carry::Alias => self.unit,
+        };
+        let before = self.acc.units.clone();
+        let mut best: Option<Vec<Unit>> = None;
+        for (file, owner, name, rest) in &callers {
+            self.acc.units = before.clone();
+            let saved = (
+                self.unit,
+                std::mem::replace(&mut self.names, HashSet::from([name.clone()])),
+                std::mem::take(&mut self.closures),
+                self.file,
+                std::mem::replace(&mut self.owner, owner.clone()),
+                self.cur.take(),
+            );
+            self.unit = unit;
+            self.file = *file;
+            // The caller's stack frame: a return from it is not followed again.
+            self.stack.push((*file, cur.name.clone()));
+            self.stmts(rest, false);
+            self.stack.pop();
+            (
+                self.unit,
+                self.names,
+                self.closures,
+                self.file,
+                self.owner,
+                self.cur,
+            ) = saved;
+            let larger = best.as_ref().is_none_or(|b| {
+                match (units_count(&self.acc.units).value(), units_count(b).value()) {
+                    (None, _) => true,
+                    (_, None) => false,
+                    (Some(x), Some(y)) => x > y,
+                }
+            });
+            if larger {
+                best = Some(self.acc.units.clone());
+            }
+        }
+        self.acc.units = best.unwrap_or(before);
+        true
     }
 
     fn call_same_crate_method(&mut self, mc: &syn::ExprMethodCall) -> bool {
