@@ -1924,6 +1924,174 @@ fn let_callers(
     (!c.bad && c.calls == c.out.len()).then_some(c.out)
 }
 
+/// Whether `v` is a local `Vec`/`VecDeque` of `body` (bound once, `Vec::new()`-like) used only
+/// by `push`/`push_back`/`len`/`is_empty`, and by `for x in v` / `v.into_iter().map(|x| ..)`
+/// (and the like) whose element is only operated on in place (for a std receiver, also through
+/// `iter`/`try_iter`, which lend it on this thread only), outside closures.
+fn local_collection(body: &syn::Block, v: &str, not_sync: bool) -> bool {
+    struct L<'n> {
+        v: &'n str,
+        not_sync: bool,
+        closures: usize,
+        binds: usize,
+        ok: HashSet<*const syn::ExprPath>,
+        bad: bool,
+    }
+    fn elem_in_place(body: &syn::Expr, x: &str, not_sync: bool) -> bool {
+        let block = syn::Block {
+            brace_token: Default::default(),
+            stmts: vec![syn::Stmt::Expr(body.clone(), None)],
+        };
+        if param_in_place(&block, x) {
+            return true;
+        }
+        // `x.iter()` of a receiver that is not Sync: the iterator stays on this thread.
+        not_sync && {
+            struct I<'n>(&'n str, HashSet<*const syn::ExprPath>, bool);
+            impl<'a> Visit<'a> for I<'_> {
+                fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+                    if let syn::Expr::Path(p) = &*mc.receiver
+                        && (mc.method == "iter" || mc.method == "try_iter")
+                    {
+                        self.1.insert(p as *const _);
+                    } else if let Some(syn::Expr::Path(p)) = in_place_receiver(mc) {
+                        self.1.insert(p as *const _);
+                    }
+                    syn::visit::visit_expr_method_call(self, mc);
+                }
+                fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+                    if p.path.is_ident(self.0) && !self.1.contains(&(p as *const _)) {
+                        self.2 = true;
+                    }
+                }
+                fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+                    if mentions(
+                        &syn::Expr::Closure(c.clone()),
+                        &HashSet::from([self.0.to_string()]),
+                    ) {
+                        self.2 = true;
+                    }
+                }
+                fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
+                    self.2 |= i.ident == self.0;
+                }
+                fn visit_macro(&mut self, m: &'a syn::Macro) {
+                    self.2 |= mentions_tokens(&m.tokens, &HashSet::from([self.0.to_string()]));
+                }
+                fn visit_item(&mut self, _: &'a syn::Item) {}
+            }
+            let mut i = I(x, HashSet::new(), false);
+            i.visit_expr(body);
+            !i.2
+        }
+    }
+    impl L<'_> {
+        /// `v.into_iter()` (or `iter`, `drain(..)`) at the bottom of a chain of iterator
+        /// adaptors.
+        fn base<'e>(&self, e: &'e syn::Expr) -> Option<&'e syn::ExprPath> {
+            match e {
+                syn::Expr::MethodCall(m)
+                    if matches!(
+                        m.method.to_string().as_str(),
+                        "into_iter" | "iter" | "drain"
+                    ) =>
+                {
+                    match &*m.receiver {
+                        syn::Expr::Path(p) if p.path.is_ident(self.v) => Some(p),
+                        _ => None,
+                    }
+                }
+                syn::Expr::Reference(r) => self.base(&r.expr),
+                syn::Expr::Path(p) if p.path.is_ident(self.v) => Some(p),
+                _ => None,
+            }
+        }
+    }
+    impl<'a> Visit<'a> for L<'_> {
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+        fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+            self.closures += 1;
+            syn::visit::visit_expr_closure(self, c);
+            self.closures -= 1;
+        }
+        fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
+            self.closures += 1;
+            syn::visit::visit_expr_async(self, a);
+            self.closures -= 1;
+        }
+        fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
+            if i.ident == self.v {
+                self.binds += 1;
+            }
+            syn::visit::visit_pat_ident(self, i);
+        }
+        fn visit_local(&mut self, l: &'a syn::Local) {
+            if pat_ident(&l.pat).as_deref() == Some(self.v) {
+                let fresh = matches!(l.init.as_ref().map(|i| &*i.expr), Some(syn::Expr::Call(c))
+                    if matches!(&*c.func, syn::Expr::Path(p)
+                        if p.path.segments.len() == 2
+                            && matches!(p.path.segments[0].ident.to_string().as_str(), "Vec" | "VecDeque")
+                            && matches!(p.path.segments[1].ident.to_string().as_str(), "new" | "with_capacity")));
+                self.bad |= !fresh;
+            }
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+            let m = mc.method.to_string();
+            if let syn::Expr::Path(p) = &*mc.receiver
+                && p.path.is_ident(self.v)
+                && matches!(m.as_str(), "push" | "push_back" | "len" | "is_empty")
+            {
+                self.ok.insert(p as *const _);
+            } else if ITER.contains(&m.as_str())
+                && let Some(p) = self.base(&mc.receiver)
+                && let Some(syn::Expr::Closure(c)) = mc.args.first()
+                && let Some(x) = c.inputs.first().and_then(pat_ident)
+                && elem_in_place(&c.body, &x, self.not_sync)
+            {
+                self.ok.insert(p as *const _);
+            }
+            syn::visit::visit_expr_method_call(self, mc);
+        }
+        fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+            if let Some(p) = self.base(&f.expr)
+                && let Some(x) = pat_ident(&f.pat)
+                && elem_in_place(
+                    &syn::Expr::Block(syn::ExprBlock {
+                        attrs: Vec::new(),
+                        label: None,
+                        block: f.body.clone(),
+                    }),
+                    &x,
+                    self.not_sync,
+                )
+            {
+                self.ok.insert(p as *const _);
+            }
+            syn::visit::visit_expr_for_loop(self, f);
+        }
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if p.path.is_ident(self.v) && (self.closures > 0 || !self.ok.contains(&(p as *const _)))
+            {
+                self.bad = true;
+            }
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            self.bad |= mentions_tokens(&m.tokens, &HashSet::from([self.v.to_string()]));
+        }
+    }
+    let mut l = L {
+        v,
+        not_sync,
+        closures: 0,
+        binds: 0,
+        ok: HashSet::new(),
+        bad: false,
+    };
+    l.visit_block(body);
+    !l.bad && l.binds == 1
+}
+
 /// The count a set of units adds up to.
 fn units_count(units: &[Unit]) -> Count {
     units.iter().filter(|u| u.used).fold(Count::N(0), |n, u| {
@@ -2543,7 +2711,18 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                 self.visit_expr(&mc.receiver);
                 for a in &mc.args {
                     if let Some(c) = self.carries(a) {
-                        if STORE.contains(&m.as_str()) {
+                        if (m == "push" || m == "push_back")
+                            && self.ctx.thread.is_none()
+                            && owned(a)
+                            && let syn::Expr::Path(p) = &*mc.receiver
+                            && let Some(v) = p.path.get_ident()
+                            && let Some(cur) = &self.cur
+                            && local_collection(cur.block, &v.to_string(), self.not_sync)
+                        {
+                            // A local Vec of the function, whose elements are only operated on
+                            // in place on this thread: the handle stays here.
+                            self.in_field(c);
+                        } else if STORE.contains(&m.as_str()) {
                             let what = match &*mc.receiver {
                                 syn::Expr::Path(p)
                                     if p.path.segments.last().is_some_and(|s| {
