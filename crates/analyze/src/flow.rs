@@ -282,8 +282,9 @@ impl Fields {
 
 /// Whether the attributes derive `Clone` or `Copy`.
 fn derives_clone(attrs: &[syn::Attribute]) -> bool {
+    // `derive(..)`, or a `cfg_attr(.., derive(..))` that may apply.
     attrs.iter().any(|a| {
-        a.path().is_ident("derive")
+        (a.path().is_ident("derive") || a.path().is_ident("cfg_attr"))
             && a.meta.require_list().is_ok_and(|l| {
                 mentions_tokens(
                     &l.tokens,
@@ -777,6 +778,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         if self.closures == 0
             && let syn::Pat::TupleStruct(p) = &a.pat
         {
+            // (An arm with a guard has a `Pat::Guard`: not taken.)
             let body = syn::Block {
                 brace_token: Default::default(),
                 stmts: vec![syn::Stmt::Expr((*a.body).clone(), None)],
