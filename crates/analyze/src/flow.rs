@@ -2497,13 +2497,15 @@ impl Walker<'_, '_> {
         for (i, a) in args.iter().enumerate() {
             let Some(c) = self.carries(a) else {
                 if let Some(cl) = self.as_closure(a) {
-                    if !mentions(&syn::Expr::Closure(cl.clone()), &self.names) {
-                    } else if job_runs_once(def.sig, i + offset) {
-                        // An `FnOnce`/`FnMut` parameter runs the closure once at a time, on
-                        // some thread: counted as one more thread.
-                        self.spawn(&cl, a.span(), false);
-                    } else {
-                        self.refuse(&format!("captured by a closure given to {name}"), a.span());
+                    if mentions(&syn::Expr::Closure(cl.clone()), &self.names) {
+                        if job_runs_once(def.sig, i + offset) {
+                            // An `FnOnce`/`FnMut` parameter runs the closure once at a time,
+                            // on some thread: counted as one more thread.
+                            self.spawn(&cl, a.span(), false);
+                        } else {
+                            let reason = format!("captured by a closure given to {name}");
+                            self.refuse(&reason, a.span());
+                        }
                     }
                     continue;
                 }
