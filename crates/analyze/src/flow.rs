@@ -193,7 +193,12 @@ impl Fields {
                     if canon == ["std", "sync", "mpsc", "Receiver"] {
                         return true;
                     }
-                    if p.path.segments.len() == 1 && known.contains(&l) {
+                    // A type of the crate, not an import of the same name from elsewhere.
+                    if p.path.segments.len() == 1
+                        && known.contains(&l)
+                        && (canon.len() == 1
+                            || matches!(canon[0].as_str(), "crate" | "self" | "super"))
+                    {
                         return true;
                     }
                     match &last.arguments {
