@@ -186,10 +186,16 @@ impl Fields {
                     if matches!(l.as_str(), "Mutex" | "RwLock") {
                         return false;
                     }
-                    if matches!(l.as_str(), "Cell" | "RefCell" | "Rc" | "UnsafeCell") {
+                    let canon = imports[file].canonical(&p.path);
+                    // std's (not a type of the crate named alike).
+                    if matches!(l.as_str(), "Cell" | "RefCell" | "Rc" | "UnsafeCell")
+                        && matches!(
+                            canon.first().map(String::as_str),
+                            Some("std" | "core" | "alloc")
+                        )
+                    {
                         return true;
                     }
-                    let canon = imports[file].canonical(&p.path);
                     if canon == ["std", "sync", "mpsc", "Receiver"] {
                         return true;
                     }
