@@ -146,7 +146,8 @@ pub struct Sample {
     pub ops: u64,
     /// Length of the measured window, seconds.
     pub wall_s: f64,
-    /// CPU time of the process during the run (all threads), seconds.
+    /// CPU time of the process during the run (all threads), seconds; 0 where the section does
+    /// not count it (tables then show "n/a" for CPU time and context switches).
     pub cpu_s: f64,
     /// Voluntary context switches during the run.
     pub vcsw: u64,

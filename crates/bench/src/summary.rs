@@ -71,6 +71,13 @@ pub fn max_min(per_thread: &[u64]) -> Option<f64> {
     })
 }
 
+/// Whether a sample's CPU time and context switches were counted: a measured window always
+/// uses some CPU time, so zero means the section did not count them (a memory reading, a
+/// static analysis, a construct timed inside its child process), shown as "n/a", never 0.
+fn counted(s: &crate::model::Sample) -> bool {
+    s.cpu_s > 0.0
+}
+
 /// The rows of one group, in the group's variant order.
 pub fn rows(group: &Group, baselines: &[String]) -> Vec<Row> {
     group
@@ -84,8 +91,12 @@ pub fn rows(group: &Group, baselines: &[String]) -> Vec<Row> {
                 .map(|b| (b.clone(), estimate(&paired_ratios(group, v, b))))
                 .collect(),
             max_min: median_of(group, v, |s| max_min(&s.per_thread)),
-            cpu_us_per_op: median_of(group, v, |s| per_op(Some(s.cpu_s * 1e6), s.ops)),
-            csw_per_op: median_of(group, v, |s| per_op(Some((s.vcsw + s.ivcsw) as f64), s.ops)),
+            cpu_us_per_op: median_of(group, v, |s| {
+                per_op(counted(s).then_some(s.cpu_s * 1e6), s.ops)
+            }),
+            csw_per_op: median_of(group, v, |s| {
+                per_op(counted(s).then_some((s.vcsw + s.ivcsw) as f64), s.ops)
+            }),
             cycles_per_op: median_of(group, v, |s| per_op(s.hw.cycles, s.ops)),
             instructions_per_op: median_of(group, v, |s| per_op(s.hw.instructions, s.ops)),
             misses_per_op: median_of(group, v, |s| per_op(s.hw.cache_misses, s.ops)),
@@ -310,6 +321,20 @@ mod tests {
             })
             .collect();
         g
+    }
+
+    #[test]
+    fn uncounted_cpu_time_reads_na_not_zero() {
+        let mut g = group_with(&[(1.0, 2.0), (1.0, 2.0)], true);
+        for r in &mut g.reps {
+            r.samples[0].cpu_s = 0.5;
+            r.samples[0].vcsw = 3;
+        }
+        let rows = rows(&g, &[]);
+        assert_eq!(rows[0].cpu_us_per_op, Some(0.5e6 / 10.0));
+        assert_eq!(rows[0].csw_per_op, Some(0.3));
+        assert_eq!(rows[1].cpu_us_per_op, None);
+        assert_eq!(rows[1].csw_per_op, None);
     }
 
     #[test]
