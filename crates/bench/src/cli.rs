@@ -26,7 +26,7 @@ pub fn command() -> Command {
                 .long("quick")
                 .action(ArgAction::SetTrue)
                 .global(true)
-                .help("Small configuration (the report takes about 3 minutes on 2 cores)"),
+                .help("Small configuration (the report takes 2 to 4 minutes on 2 cores)"),
         )
         .arg(
             Arg::new("quiet")

@@ -9,7 +9,7 @@
 //!
 //! ```text
 //! welltempered                       # = report --quick (what `cargo run --release` runs)
-//! welltempered report [--only mutex] # every section; --quick for the ~3-4 minute version
+//! welltempered report [--only mutex] # every section; --quick for the 2-4 minute version
 //! welltempered mutex [--locks hemlock,mcs,std,parking_lot] [--threads 1,2,64]
 //!                    [--workload max,moderate] [--cs 0,100ns,1us,10us] [--duration 100ms]
 //!                    [--reps 5] [--no-latency] [--isolate]
