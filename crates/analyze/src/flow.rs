@@ -2106,6 +2106,22 @@ fn local_collection(body: &syn::Block, v: &str, not_sync: bool) -> bool {
 }
 
 /// The count a set of units adds up to.
+/// Of several alternative walks (each call site of a function is one), keeps the one whose
+/// side counts the most handles: an unbounded count beats every bounded one.
+fn keep_largest(best: &mut Option<Vec<Unit>>, units: &[Unit]) {
+    let larger =
+        best.as_ref().is_none_or(
+            |b| match (units_count(units).value(), units_count(b).value()) {
+                (None, _) => true,
+                (_, None) => false,
+                (Some(x), Some(y)) => x > y,
+            },
+        );
+    if larger {
+        *best = Some(units.to_vec());
+    }
+}
+
 fn units_count(units: &[Unit]) -> Count {
     units.iter().filter(|u| u.used).fold(Count::N(0), |n, u| {
         if u.many.is_some() {
@@ -3101,16 +3117,7 @@ impl Walker<'_, '_> {
                     self.owner,
                     self.cur,
                 ) = saved;
-                let larger = best.as_ref().is_none_or(|b| {
-                    match (units_count(&self.acc.units).value(), units_count(b).value()) {
-                        (None, _) => true,
-                        (_, None) => false,
-                        (Some(x), Some(y)) => x > y,
-                    }
-                });
-                if larger {
-                    best = Some(self.acc.units.clone());
-                }
+                keep_largest(&mut best, &self.acc.units);
             }
             self.acc.units = best.unwrap_or(before);
         }
@@ -3157,16 +3164,7 @@ impl Walker<'_, '_> {
                 self.owner,
                 self.cur,
             ) = saved;
-            let larger = best.as_ref().is_none_or(|b| {
-                match (units_count(&self.acc.units).value(), units_count(b).value()) {
-                    (None, _) => true,
-                    (_, None) => false,
-                    (Some(x), Some(y)) => x > y,
-                }
-            });
-            if larger {
-                best = Some(self.acc.units.clone());
-            }
+            keep_largest(&mut best, &self.acc.units);
         }
         self.acc.units = best.unwrap_or(before);
         true
