@@ -165,6 +165,15 @@ pub fn wrong_side(side: &crate::Side, truth_text: &str) -> bool {
     }
 }
 
+/// Where crate `n` at version `v` is unpacked in the cargo registry (any index), if it is.
+fn registry_dir(opts: &Options, n: &str, v: &str) -> Option<PathBuf> {
+    std::fs::read_dir(opts.cargo_home.join("registry/src"))
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path().join(format!("{n}-{v}")))
+        .find(|d| d.is_dir())
+}
+
 /// Puts every crate of the corpus that is not yet in the cargo registry there: for each one, a
 /// throwaway manifest depending on `name = "=version"` in a temporary directory, and
 /// `cargo fetch` on it (`$CARGO`, else `cargo`, with `CARGO_HOME` set to `opts.cargo_home`).
@@ -176,18 +185,11 @@ pub fn wrong_side(side: &crate::Side, truth_text: &str) -> bool {
 /// network, say), with cargo's own message.
 pub fn fetch(opts: &Options) -> Result<(), Error> {
     let list = corpus(opts)?;
-    let src = opts.cargo_home.join("registry/src");
-    let present = |n: &str, v: &str| {
-        std::fs::read_dir(&src).is_ok_and(|rd| {
-            rd.filter_map(Result::ok)
-                .any(|e| e.path().join(format!("{n}-{v}")).is_dir())
-        })
-    };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let tmp = std::env::temp_dir().join(format!("welltempered-reach-{}", std::process::id()));
     let result = (|| {
         for (n, v) in &list {
-            if present(n, v) {
+            if registry_dir(opts, n, v).is_some() {
                 continue;
             }
             let dir = tmp.join(format!("{n}-{v}"));
@@ -228,28 +230,15 @@ pub fn fetch(opts: &Options) -> Result<(), Error> {
 /// Analyses every crate of the corpus found in the cargo registry.
 pub fn run(opts: &Options) -> Result<ReachReport, Error> {
     let list = corpus(opts)?;
-    let src = opts.cargo_home.join("registry/src");
-    let regs: Vec<PathBuf> = std::fs::read_dir(&src)
-        .map_err(|e| {
-            Error::Reach(format!(
-                "corpus not fetched ({}: {e}); run cargo fetch on the corpus with network",
-                src.display()
-            ))
-        })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
     let expected = expected(opts)?;
     let mut report = ReachReport::default();
     for (n, v) in list {
-        let dir = regs
-            .iter()
-            .map(|r| r.join(format!("{n}-{v}")))
-            .find(|d| d.is_dir())
-            .ok_or_else(|| {
-                Error::Reach(format!(
-                    "{n}-{v} is not in the cargo registry (corpus not fetched; needs network)"
-                ))
-            })?;
+        let dir = registry_dir(opts, &n, &v).ok_or_else(|| {
+            Error::Reach(format!(
+                "{n}-{v} is not in {} (corpus not fetched; needs network)",
+                opts.cargo_home.join("registry/src").display()
+            ))
+        })?;
         let t = std::time::Instant::now();
         let a = crate::analyze_crate(&dir)?;
         let seconds = t.elapsed().as_secs_f64();
