@@ -57,6 +57,28 @@ impl Default for Wait {
 /// Rounds of pure spinning before a waiter starts yielding its time slice.
 const SPIN_ROUNDS: u32 = 16;
 
+/// Whether a waiter of strategy `wait` that has waited `round` rounds goes to sleep now.
+/// [`Wait::Spin`] never does: its senders never notify, so a sleeper would never wake.
+#[inline]
+fn parks_after(wait: Wait, round: u32) -> bool {
+    match wait {
+        Wait::Spin => false,
+        Wait::Park => true,
+        Wait::SpinThenPark { spins } => round >= spins,
+    }
+}
+
+/// How a rendezvous sender's wait for its element ended (see `Chan::await_taken`).
+enum Handover {
+    /// A receiver claimed the element.
+    Taken,
+    /// Every receiver is gone.
+    Disconnected,
+    /// The sender gives up: its deadline passed (or it is a `try_send`) and no receiver is
+    /// blocked in a receive that could take the element.
+    NoReceiver,
+}
+
 /// Builds a channel with a chosen waiting strategy.
 ///
 /// ```
@@ -194,11 +216,13 @@ impl<T> Chan<T> {
     }
 
     /// Claims the head element with the discipline the receiver count selects. Returns the
-    /// claim and whether it is shared.
+    /// claim and whether it is shared. Rendezvous receivers always claim shared: a sender
+    /// that gives up takes its element back with a claim of its own (see `await_taken`),
+    /// and the compare-and-swap decides which of the two gets it.
     #[inline]
     fn claim(&self) -> Option<(Claim<T>, bool)> {
         // Acquire: as in `push`, for departed receivers.
-        if self.counts.receivers.load(Ordering::Acquire) == 1 {
+        if !self.rendezvous && self.counts.receivers.load(Ordering::Acquire) == 1 {
             // SAFETY: the only receiver is the caller's, on this thread (as in `push`).
             unsafe { self.queue.claim_single() }.map(|c| (c, false))
         } else {
@@ -232,6 +256,35 @@ impl<T> Chan<T> {
         Some(value)
     }
 
+    /// Drops every element left once the last receiver is gone. Each is moved out and its
+    /// slot finished before its drop runs; a drop that unwinds leaves the rest to the
+    /// channel's own drop.
+    fn discard_all(&self) {
+        /// If a drop unwinds, the rest are leaked rather than dropped during the unwind.
+        struct LeakRest<'a, T>(&'a Queue<T>);
+        impl<T> Drop for LeakRest<'_, T> {
+            fn drop(&mut self) {
+                self.0.leak_remaining_values();
+            }
+        }
+        loop {
+            // SAFETY: the receiver count is zero, so no receiver exists or can be made, and the
+            // departed ones' operations happened before (their release decrements, acquired
+            // by the caller's): this thread is the only consumer. Rendezvous senders, which
+            // also claim, are excluded by the caller.
+            let Some(claim) = (unsafe { self.queue.claim_single() }) else {
+                return;
+            };
+            // SAFETY: the claim gives us the written value; moved out exactly once.
+            let value = unsafe { claim.value_ptr().read() };
+            // SAFETY: from `claim_single` under the same contract, value moved out.
+            unsafe { self.queue.finish_single(claim) };
+            let on_unwind = LeakRest(&self.queue);
+            drop(value);
+            core::mem::forget(on_unwind);
+        }
+    }
+
     /// Wakes a sleeping receiver if there is one.
     #[inline]
     fn wake_receivers(&self) {
@@ -258,12 +311,7 @@ impl<T> Chan<T> {
             {
                 return None;
             }
-            let spin_budget = match self.wait {
-                Wait::Spin => u32::MAX,
-                Wait::Park => 0,
-                Wait::SpinThenPark { spins } => spins,
-            };
-            if round < spin_budget {
+            if !parks_after(self.wait, round) {
                 if round < SPIN_ROUNDS {
                     for _ in 0..(1u32 << round.min(6)) {
                         spin_loop();
@@ -297,7 +345,7 @@ impl<T> Chan<T> {
                 Ok(index) => {
                     self.wake_receivers();
                     if self.rendezvous {
-                        self.await_taken(index, deadline);
+                        return self.await_taken(index, deadline, false);
                     }
                     return Ok(());
                 }
@@ -326,13 +374,88 @@ impl<T> Chan<T> {
         self.push(value).map_err(TrySendError::Full)
     }
 
-    /// A rendezvous sender waits until the element at `index` is taken (or the receivers are
-    /// gone, or the deadline passes: the element then stays for the next receive).
-    fn await_taken(&self, index: usize, deadline: Option<Instant>) {
-        let _ = self.block(&self.send_ec, deadline, || {
-            (self.queue.head_index() > index || self.counts.receivers.load(Ordering::Acquire) == 0)
-                .then_some(())
-        });
+    /// A rendezvous sender's wait for the element it pushed at `index`: `Ok` once a receiver
+    /// has claimed it (`Ok` means delivered). The sender gives up when every receiver is
+    /// gone, or, once `deadline` has passed (at once for `try_send`, `now`), when no receiver
+    /// is blocked in a receive; it then takes the element back with a claim of its own, and
+    /// exactly one of that claim and a receiver's succeeds. A receiver blocked at the deadline
+    /// is waited for (it will take the element or leave), as crossbeam's zero-capacity
+    /// channel hands an element to a waiting receiver.
+    fn await_taken(
+        &self,
+        index: usize,
+        deadline: Option<Instant>,
+        now: bool,
+    ) -> Result<(), SendTimeoutError<T>> {
+        let check = |late: bool| {
+            if self.queue.head_index() > index {
+                Some(Handover::Taken)
+            } else if self.counts.receivers.load(Ordering::Acquire) == 0 {
+                Some(Handover::Disconnected)
+            } else if late && self.blocked_receivers.load(Ordering::SeqCst) == 0 {
+                Some(Handover::NoReceiver)
+            } else {
+                None
+            }
+        };
+        let first = if now {
+            None
+        } else {
+            self.block(&self.send_ec, deadline, || check(false))
+        };
+        // After the deadline every event the check depends on is notified: a claim (`finish`),
+        // a receiver leaving its wait, the last receiver's drop.
+        let outcome = match first {
+            Some(o) => o,
+            None => self
+                .block(&self.send_ec, None, || check(true))
+                .unwrap_or(Handover::NoReceiver),
+        };
+        if let Handover::Taken = outcome {
+            return Ok(());
+        }
+        // SAFETY: we pushed index `index` (its stamp is stored: the push returned), and
+        // rendezvous receivers claim with `claim_shared` only (see `Chan::claim`).
+        let Some(claim) = (unsafe { self.queue.claim_index_shared(index) }) else {
+            return Ok(()); // A receiver claimed it first: delivered.
+        };
+        // SAFETY: the claim gives us our own written value back; moved out exactly once.
+        let value = unsafe { claim.value_ptr().read() };
+        // Frees the slot for the next sender, and wakes one waiting for room.
+        self.finish(claim, true);
+        Err(match outcome {
+            Handover::Disconnected => SendTimeoutError::Disconnected(value),
+            _ => SendTimeoutError::Timeout(value),
+        })
+    }
+
+    /// Runs a blocking receive `f`, counted (for a rendezvous channel) among the receivers a
+    /// `try_send` may hand an element to; a receiver leaving wakes rendezvous senders that
+    /// wait for it to take their element or leave.
+    fn blocked_receive<R>(&self, f: impl FnOnce() -> R) -> R {
+        if !self.rendezvous {
+            return f();
+        }
+        struct Leave<'a, T>(&'a Chan<T>);
+        impl<T> Drop for Leave<'_, T> {
+            fn drop(&mut self) {
+                self.0.blocked_receivers.fetch_sub(1, Ordering::SeqCst);
+                self.0.send_ec.notify();
+            }
+        }
+        self.blocked_receivers.fetch_add(1, Ordering::SeqCst);
+        let _leave = Leave(self);
+        f()
+    }
+
+    /// Elements in the channel now, at most its capacity (a rendezvous channel holds none:
+    /// an element waiting for its receiver is still the sender's).
+    fn len(&self) -> usize {
+        match self.cap {
+            _ if self.rendezvous => 0,
+            Some(cap) => self.queue.len().min(cap),
+            None => self.queue.len(),
+        }
     }
 }
 
@@ -406,14 +529,22 @@ impl<T> Sender<T> {
                 Err(TrySendError::Full(value))
             };
         }
-        chan.try_push(value)?;
+        let index = chan.try_push(value)?;
         chan.wake_receivers();
+        if chan.rendezvous {
+            // A receiver is blocked: it takes the element or leaves, and `Ok` means taken.
+            return chan.await_taken(index, None, true).map_err(|e| match e {
+                SendTimeoutError::Timeout(v) => TrySendError::Full(v),
+                SendTimeoutError::Disconnected(v) => TrySendError::Disconnected(v),
+            });
+        }
         Ok(())
     }
 
-    /// Sends, waiting at most `timeout` for room. For a rendezvous channel the deadline bounds
-    /// the wait for room; once the element is in, the wait for its receiver also ends at the
-    /// deadline and the element stays for the next receive.
+    /// Sends, waiting at most `timeout` for room. For a rendezvous channel `Ok` means a
+    /// receiver took the element; at the deadline the sender takes it back and returns
+    /// [`SendTimeoutError::Timeout`], unless a receiver is blocked in a receive then (that
+    /// one is waited for, as a `try_send` waits for it).
     pub fn send_timeout(&self, value: T, timeout: Duration) -> Result<(), SendTimeoutError<T>> {
         match Instant::now().checked_add(timeout) {
             Some(d) => self.send_deadline(value, d),
@@ -428,60 +559,24 @@ impl<T> Sender<T> {
         self.chan.send_until(value, Some(deadline))
     }
 
-    /// Sends every element of `iter` in order, waking a receiver once per batch rather than
-    /// per element (and before waiting for room). With one sender the batch is written as a
-    /// run and the tail index is published once (each element still gets its stamp, which is
-    /// what a receiver reads). Returns how many were sent; on disconnection, the element that
-    /// could not be sent (the rest stay in the iterator).
+    /// Sends every element of `iter` in order, as [`Sender::send`] would one by one. Returns
+    /// how many were sent; on disconnection, the element that could not be sent (the rest
+    /// stay in the iterator).
+    ///
+    /// The iterator is the caller's code, and it may block, send on this channel, clone this
+    /// sender, or panic. So each element is published, and a sleeping receiver woken, before
+    /// the iterator is asked for the next one: nothing of the channel is half done while it
+    /// runs, a receiver never waits for an iterator that waits for it, and an endless iterator
+    /// stops at the first element after the receivers are gone. With nobody asleep the wake-up
+    /// costs one load, so the per-element cost is that of `send`.
     pub fn send_iter<I: IntoIterator<Item = T>>(&self, iter: I) -> Result<usize, SendError<T>> {
-        let chan = &*self.chan;
-        let mut iter = iter.into_iter();
         let mut sent = 0;
-        loop {
-            let mut pending = None;
-            if !chan.rendezvous
-                && chan.counts.senders.load(Ordering::Acquire) == 1
-                && chan.counts.receivers.load(Ordering::Acquire) > 0
-            {
-                // One producer: write a run and publish the tail once (see `push_run_single`).
-                // SAFETY: as in `Chan::push`: the only sender is ours, on this thread.
-                let (n, refused) = unsafe { chan.queue.push_run_single(&mut iter, chan.cap) };
-                sent += n;
-                match refused {
-                    None => break,
-                    Some(v) => pending = Some(v),
-                }
-            }
-            let Some(mut value) = pending.or_else(|| iter.next()) else {
-                break;
-            };
-            loop {
-                match chan.try_push(value) {
-                    Ok(index) => {
-                        sent += 1;
-                        if chan.rendezvous {
-                            chan.wake_receivers();
-                            chan.await_taken(index, None);
-                        }
-                        break;
-                    }
-                    Err(TrySendError::Disconnected(v)) => {
-                        chan.wake_receivers();
-                        return Err(SendError(v));
-                    }
-                    Err(TrySendError::Full(v)) => {
-                        value = v;
-                        chan.wake_receivers();
-                        let _ = chan.block(&chan.send_ec, None, || {
-                            (chan.counts.receivers.load(Ordering::Acquire) == 0
-                                || chan.queue.len() < chan.cap.unwrap_or(usize::MAX))
-                            .then_some(())
-                        });
-                    }
-                }
-            }
+        for value in iter {
+            self.chan
+                .send_until(value, None)
+                .map_err(|e| SendError(e.into_inner()))?;
+            sent += 1;
         }
-        chan.wake_receivers();
         Ok(sent)
     }
 
@@ -490,9 +585,10 @@ impl<T> Sender<T> {
         self.send_iter(batch)
     }
 
-    /// Elements in the channel now.
+    /// Elements in the channel now, at most its capacity (always 0 for a rendezvous
+    /// channel, as crossbeam's zero-capacity channel).
     pub fn len(&self) -> usize {
-        self.chan.queue.len()
+        self.chan.len()
     }
 
     /// Whether the channel is empty now.
@@ -500,9 +596,10 @@ impl<T> Sender<T> {
         self.len() == 0
     }
 
-    /// Whether a bounded channel is full now (never for an unbounded one).
+    /// Whether a bounded channel is full now (never for an unbounded one; always for a
+    /// rendezvous channel, whose capacity is 0).
     pub fn is_full(&self) -> bool {
-        self.chan.cap.is_some_and(|c| self.len() >= c)
+        self.chan.rendezvous || self.chan.cap.is_some_and(|c| self.len() >= c)
     }
 
     /// The capacity: `None` if unbounded, `Some(0)` for a rendezvous channel.
@@ -583,15 +680,8 @@ impl<T> Receiver<T> {
             Err(TryRecvError::Disconnected) => Some(Err(RecvTimeoutError::Disconnected)),
             Err(TryRecvError::Empty) => None,
         };
-        if chan.rendezvous {
-            chan.blocked_receivers.fetch_add(1, Ordering::SeqCst);
-            let r = chan.block(&chan.recv_ec, deadline, attempt);
-            chan.blocked_receivers.fetch_sub(1, Ordering::SeqCst);
-            r.unwrap_or(Err(RecvTimeoutError::Timeout))
-        } else {
-            chan.block(&chan.recv_ec, deadline, attempt)
-                .unwrap_or(Err(RecvTimeoutError::Timeout))
-        }
+        chan.blocked_receive(|| chan.block(&chan.recv_ec, deadline, attempt))
+            .unwrap_or(Err(RecvTimeoutError::Timeout))
     }
 
     /// Receives an element, waiting for one. Once every sender is gone, drains what is left,
@@ -615,42 +705,58 @@ impl<T> Receiver<T> {
 
     /// Waits for one element, then takes up to `max` in all without waiting again, appending
     /// them to `buf`. With one receiver the head index is published (and a waiting sender
-    /// woken) once for the run. Returns how many were taken (0 only when `max == 0`).
+    /// woken) once per run of elements that fit in `buf`'s spare capacity. Returns how many
+    /// were taken (0 only when `max == 0`).
+    ///
+    /// Growing `buf` calls the allocator, which is user code: it runs only between complete
+    /// receives, never while a run is half taken.
     pub fn recv_many(&self, buf: &mut Vec<T>, max: usize) -> Result<usize, RecvError> {
         if max == 0 {
             return Ok(0);
         }
         buf.push(self.recv()?);
-        let mut n = 1;
+        Ok(1 + self.take_available(buf, max - 1))
+    }
+
+    /// Takes up to `max` elements that are there now into `buf`: runs into spare capacity
+    /// with one receiver, single receives otherwise (and whenever `buf` must grow).
+    fn take_available(&self, buf: &mut Vec<T>, max: usize) -> usize {
         let chan = &*self.chan;
-        if n < max && chan.counts.receivers.load(Ordering::Acquire) == 1 {
-            // One consumer: take a run and publish the head once (see `take_run_single`).
-            // SAFETY: as in `Chan::claim`: the only receiver is ours, on this thread.
-            n += unsafe { chan.queue.take_run_single(max - n, buf) };
-            if chan.cap.is_some() && chan.wait != Wait::Spin {
-                chan.send_ec.notify();
-            }
-            return Ok(n);
-        }
+        let mut n = 0;
+        let mut ran = false;
         while n < max {
-            match self.chan.try_take() {
+            let spare = (buf.capacity() - buf.len()).min(max - n);
+            // Acquire: as in `Chan::claim` (the count is read afresh: growing `buf` ran user code).
+            if spare > 0 && !chan.rendezvous && chan.counts.receivers.load(Ordering::Acquire) == 1 {
+                // SAFETY: as in `Chan::claim`, the only receiver is ours, on this thread; and
+                // `buf` has room for `spare` elements.
+                let k = unsafe { chan.queue.take_run_single(spare, buf) };
+                n += k;
+                ran |= k > 0;
+                if k < spare {
+                    break;
+                }
+                continue;
+            }
+            // One complete receive, then `push` (which may grow `buf`).
+            match chan.try_take() {
                 Some(v) => buf.push(v),
                 None => break,
             }
             n += 1;
         }
-        Ok(n)
+        if ran && chan.cap.is_some() && chan.wait != Wait::Spin {
+            chan.send_ec.notify();
+        }
+        n
     }
 
     /// Takes up to `max` elements that are there now, without waiting.
     pub fn try_recv_many(&self, buf: &mut Vec<T>, max: usize) -> usize {
-        let mut n = 0;
-        while n < max {
-            match self.try_recv() {
-                Ok(v) => buf.push(v),
-                Err(_) => break,
-            }
-            n += 1;
+        let n = self.take_available(buf, max);
+        if n < max && self.chan.counts.senders.load(Ordering::Acquire) == 0 {
+            // Acquire: departed senders' last pushes are visible now; take them too.
+            return n + self.take_available(buf, max - n);
         }
         n
     }
@@ -667,14 +773,16 @@ impl<T> Receiver<T> {
     /// ```
     pub fn recv_ref(&mut self) -> Result<RecvGuard<'_, T>, RecvError> {
         let chan = &*self.chan;
-        let claimed = chan.block(&chan.recv_ec, None, || {
-            if let Some(c) = chan.claim() {
-                return Some(Ok(c));
-            }
-            if chan.counts.senders.load(Ordering::Acquire) == 0 {
-                return Some(chan.claim().ok_or(RecvError));
-            }
-            None
+        let claimed = chan.blocked_receive(|| {
+            chan.block(&chan.recv_ec, None, || {
+                if let Some(c) = chan.claim() {
+                    return Some(Ok(c));
+                }
+                if chan.counts.senders.load(Ordering::Acquire) == 0 {
+                    return Some(chan.claim().ok_or(RecvError));
+                }
+                None
+            })
         });
         let (claim, shared) = claimed.unwrap_or(Err(RecvError))?;
         Ok(RecvGuard {
@@ -711,9 +819,10 @@ impl<T> Receiver<T> {
         TryIter { rx: self }
     }
 
-    /// Elements in the channel now.
+    /// Elements in the channel now, at most its capacity (always 0 for a rendezvous
+    /// channel, as crossbeam's zero-capacity channel).
     pub fn len(&self) -> usize {
-        self.chan.queue.len()
+        self.chan.len()
     }
 
     /// Whether the channel is empty now.
@@ -753,13 +862,14 @@ impl<T> Clone for Receiver<T> {
     /// consumers to the shared discipline (remarked with this call's site).
     #[track_caller]
     fn clone(&self) -> Self {
-        // Relaxed: as in `Sender::clone`.
         // Acquire: departed receivers' reads and counts happen before we seed the count.
-        if self.chan.counts.receivers.load(Ordering::Acquire) == 1 {
+        // Rendezvous receivers are shared from the start (their counts are already exact).
+        if !self.chan.rendezvous && self.chan.counts.receivers.load(Ordering::Acquire) == 1 {
             // SAFETY: one receiver exists, ours, on this thread and between operations (`clone`
             // takes `&self` of a `!Sync` handle, and a `RecvGuard` borrows it mutably).
             unsafe { self.chan.queue.share_consumers() };
         }
+        // Relaxed: as in `Sender::clone`.
         let before = self.chan.counts.receivers.fetch_add(1, Ordering::Relaxed);
         if before == 1 && remark::enabled() {
             self.chan.remark_change("clone", Location::caller());
@@ -778,6 +888,12 @@ impl<T> Drop for Receiver<T> {
         let before = self.chan.counts.receivers.fetch_sub(1, Ordering::AcqRel);
         if before == 1 {
             self.chan.send_ec.notify_all();
+            if !self.chan.rendezvous {
+                // Nobody can receive any more: drop what is left now rather than with the
+                // channel (crossbeam-channel does the same). A rendezvous channel's element
+                // is still its sender's, who takes it back.
+                self.chan.discard_all();
+            }
         } else if before == 2 && remark::enabled() {
             self.chan
                 .remark_change("drop of the receiver made", self.made_at);
@@ -834,9 +950,12 @@ impl<T> core::ops::DerefMut for RecvGuard<'_, T> {
 impl<T> Drop for RecvGuard<'_, T> {
     fn drop(&mut self) {
         if let Some(claim) = self.claim.take() {
-            // SAFETY: the value is written and ours; dropped exactly once, here.
-            unsafe { core::ptr::drop_in_place(claim.value_ptr()) };
+            // The value is moved out and the claim finished before its drop runs user code,
+            // which may panic (the next receive must not see the value again).
+            // SAFETY: the value is written and ours; moved out exactly once, here.
+            let value = unsafe { claim.value_ptr().read() };
             self.rx.chan.finish(claim, self.shared);
+            drop(value);
         }
     }
 }
@@ -1457,5 +1576,152 @@ mod tests {
         tx.try_send(2).unwrap();
         assert!(tx.try_send(3).unwrap_err().is_full());
         assert_eq!(rx.try_iter().collect::<Vec<_>>(), vec![1, 2]);
+    }
+
+    #[test]
+    fn spin_waiters_never_park() {
+        // A spinning channel's senders never notify: a waiter that went to sleep after some
+        // (large) number of rounds would never wake.
+        for round in [0, 100, u32::MAX - 1, u32::MAX] {
+            assert!(!parks_after(Wait::Spin, round));
+            assert!(parks_after(Wait::Park, round));
+        }
+        assert!(!parks_after(Wait::SpinThenPark { spins: 3 }, 2));
+        assert!(parks_after(Wait::SpinThenPark { spins: 3 }, 3));
+    }
+
+    #[test]
+    fn rendezvous_send_fails_when_the_receiver_leaves_without_taking() {
+        for wait in [Wait::Park, Wait::Spin, Wait::default()] {
+            let (tx, rx) = Builder::new().wait(wait).bounded::<String>(0);
+            let h = thread::spawn(move || tx.send("kept".to_string()));
+            // Wait until the element is offered, then leave without taking it.
+            while rx.chan.queue.len() == 0 {
+                thread::yield_now();
+            }
+            drop(rx);
+            assert_eq!(h.join().unwrap(), Err(SendError("kept".to_string())));
+        }
+    }
+
+    #[test]
+    fn rendezvous_send_timeout_hands_the_value_back() {
+        let (tx, rx) = bounded::<u32>(0);
+        assert_eq!(
+            tx.send_timeout(1, Duration::from_millis(5)),
+            Err(SendTimeoutError::Timeout(1))
+        );
+        assert_eq!(
+            tx.send_deadline(2, Instant::now()),
+            Err(SendTimeoutError::Timeout(2))
+        );
+        // Nothing stayed buffered for a later receive.
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+        assert_eq!(rx.chan.queue.len(), 0);
+        // And with a receiver waiting, the element is delivered.
+        let h = thread::spawn(move || rx.recv());
+        assert_eq!(tx.send_timeout(3, Duration::from_secs(60)), Ok(()));
+        assert_eq!(h.join().unwrap(), Ok(3));
+    }
+
+    #[test]
+    fn rendezvous_reports_no_room_and_no_length() {
+        let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<u32>(0);
+        assert!(tx.is_full() && tx.is_empty());
+        assert_eq!((tx.len(), rx.len()), (0, 0));
+        let h = thread::spawn(move || tx.send(7));
+        while rx.chan.queue.len() == 0 {
+            thread::yield_now();
+        }
+        // A sender blocked with its element offered: still nothing "in" the channel.
+        assert_eq!(rx.len(), 0);
+        assert!(rx.is_empty());
+        assert_eq!(rx.recv(), Ok(7));
+        assert_eq!(h.join().unwrap(), Ok(()));
+    }
+
+    #[test]
+    fn bounded_len_never_exceeds_capacity() {
+        let (tx, rx) = bounded::<usize>(2);
+        let rx2 = rx.clone();
+        let h = thread::spawn(move || {
+            for i in 0..N {
+                tx.send(i).unwrap();
+                assert!(tx.len() <= 2);
+            }
+        });
+        let mut n = 0;
+        while n < N {
+            let r = if n % 2 == 0 { &rx } else { &rx2 };
+            assert!(r.len() <= 2);
+            if r.try_recv().is_ok() {
+                n += 1;
+            }
+        }
+        h.join().unwrap();
+    }
+
+    #[test]
+    fn last_receiver_drops_what_is_left() {
+        let drops = StdArc::new(StdAtomicUsize::new(0));
+        for cap in [None, Some(100)] {
+            drops.store(0, Ordering::SeqCst);
+            let (tx, rx) = match cap {
+                None => unbounded(),
+                Some(c) => bounded(c),
+            };
+            let rx2 = rx.clone();
+            for i in 0..10 {
+                tx.send(Tracked(drops.clone(), i)).unwrap();
+            }
+            drop(rx);
+            assert_eq!(drops.load(Ordering::SeqCst), 0, "another receiver remains");
+            drop(rx2);
+            assert_eq!(
+                drops.load(Ordering::SeqCst),
+                10,
+                "dropped with the last receiver"
+            );
+            assert!(tx.send(Tracked(drops.clone(), 10)).is_err());
+            assert_eq!(drops.load(Ordering::SeqCst), 11);
+        }
+    }
+
+    #[test]
+    fn rendezvous_try_send_meets_a_borrowing_receiver() {
+        let (tx, mut rx) = Builder::new().wait(Wait::Park).bounded::<u32>(0);
+        let h = thread::spawn(move || *rx.recv_ref().unwrap());
+        let mut v = 7;
+        loop {
+            match tx.try_send(v) {
+                Ok(()) => break,
+                Err(TrySendError::Full(back)) => {
+                    v = back;
+                    thread::yield_now();
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert_eq!(h.join().unwrap(), 7);
+    }
+
+    #[test]
+    fn rendezvous_try_send_ok_means_delivered() {
+        // A receiver with a short timeout: `try_send` either fails (the receiver left) or the
+        // receiver got the element; never `Ok` with the element left behind.
+        let rounds = if cfg!(miri) { 5 } else { 200 };
+        for _ in 0..rounds {
+            let (tx, rx) = bounded::<u32>(0);
+            let h = thread::spawn(move || rx.recv_timeout(Duration::from_micros(50)).ok());
+            let mut sent = false;
+            while !h.is_finished() {
+                if tx.try_send(1).is_ok() {
+                    sent = true;
+                    break;
+                }
+            }
+            let got = h.join().unwrap();
+            assert_eq!(sent, got.is_some(), "sent {sent}, received {got:?}");
+        }
     }
 }
