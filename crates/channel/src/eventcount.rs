@@ -25,9 +25,14 @@ pub(crate) struct EventCount {
     cv: Condvar,
 }
 
-/// The epoch a waiter saw when it announced itself.
+/// The epoch a waiter saw when it announced itself, and whether its heavy fence was ordered
+/// (if not, a notifier may have missed the announcement: the wait is kept short).
 #[derive(Clone, Copy)]
-pub(crate) struct Key(usize);
+pub(crate) struct Key(usize, bool);
+
+/// The longest sleep of a waiter whose heavy fence failed (see `fence.rs`): by the time it
+/// re-checks, the notifiers that skipped their hardware fence are long done.
+const UNORDERED_NAP: std::time::Duration = std::time::Duration::from_millis(1);
 
 impl EventCount {
     /// An eventcount with no waiters.
@@ -47,8 +52,8 @@ impl EventCount {
         self.waiters.fetch_add(1, Ordering::SeqCst);
         // The waiter's half of the Dekker pair: the announcement before the re-check. The
         // heavy side of an asymmetric fence (`fence.rs`): a waiter has already spun.
-        fence::heavy();
-        Key(self.epoch.load(Ordering::SeqCst))
+        let ordered = fence::heavy();
+        Key(self.epoch.load(Ordering::SeqCst), ordered)
     }
 
     /// Withdraws an announcement without sleeping.
@@ -60,6 +65,12 @@ impl EventCount {
     /// announcement. Returns `false` if the deadline passed.
     pub(crate) fn wait(&self, key: Key, deadline: Option<Instant>) -> bool {
         let mut timed_out = false;
+        let nap = (!key.1).then(|| Instant::now() + UNORDERED_NAP);
+        let (deadline, napping) = match (deadline, nap) {
+            (Some(d), Some(n)) if n < d => (Some(n), true),
+            (None, Some(n)) => (Some(n), true),
+            (d, _) => (d, false),
+        };
         let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         while self.epoch.load(Ordering::SeqCst) == key.0 {
             match deadline {
@@ -80,7 +91,8 @@ impl EventCount {
         }
         drop(guard);
         self.waiters.fetch_sub(1, Ordering::SeqCst);
-        !timed_out
+        // The end of a nap is a spurious wake-up, not a timeout.
+        napping || !timed_out
     }
 
     /// Wakes every sleeper if there is one. Call after publishing the change.

@@ -8,9 +8,17 @@
 //! receiver about to sleep, which has already spun. Where `membarrier` is unavailable (other
 //! systems, seccomp, loom, Miri) both sides use a `SeqCst` fence.
 //!
-//! **Guarantees.** Either way, for a light fence L and a heavy fence H, the accesses before one
-//! are visible to the accesses after the other, as with two `SeqCst` fences. One process-wide
-//! byte of state.
+//! **Failure.** Registration is per process image: a `fork` child inherits our "available"
+//! state but not the kernel's registration, and a seccomp filter installed later can refuse the
+//! call. So a `fork` child starts over (an `atfork` handler resets the state: the next channel
+//! registers again; meanwhile both sides use `SeqCst` fences), and a heavy fence whose
+//! `membarrier` fails switches the process to `SeqCst` fences for good and reports that it
+//! was not ordered against light fences already under way: the caller (an eventcount
+//! waiter) then sleeps only briefly before it re-checks, instead of risking a lost wake-up.
+//!
+//! **Guarantees.** For a light fence L and a heavy fence H that reports itself ordered, the
+//! accesses before one are visible to the accesses after the other, as with two `SeqCst`
+//! fences. One process-wide byte of state.
 
 use crate::sync::{Ordering, fence};
 
@@ -41,13 +49,28 @@ mod imp {
         }
     }
 
-    /// Registers the process for expedited private barriers, once. Must run before the first
-    /// light fence that skips the hardware fence, which it does: the state only becomes
-    /// `AVAILABLE` here, and a light fence that saw `UNKNOWN` used a full fence.
+    /// A `fork` child is not registered (the kernel's registration belongs to the parent's
+    /// memory map): start over there. Only the forking thread runs in the child, so no light
+    /// fence is under way.
+    extern "C" fn forget_in_child() {
+        STATE.store(UNKNOWN, Ordering::SeqCst);
+    }
+
+    /// Registers the process for expedited private barriers, once (again in a `fork` child).
+    /// Must run before the first light fence that skips the hardware fence, which it does:
+    /// the state only becomes `AVAILABLE` here, and a light fence that saw `UNKNOWN` used a
+    /// full fence.
     pub(super) fn init() {
         if STATE.load(Ordering::Acquire) != UNKNOWN {
             return;
         }
+        static AT_FORK: std::sync::Once = std::sync::Once::new();
+        AT_FORK.call_once(|| {
+            // SAFETY: registers a handler that only stores to an atomic; it stays valid for
+            // the life of the process (a function of this library, never unloaded while in
+            // use). A failure (ENOMEM) leaves fork children to the fallback below.
+            unsafe { libc::pthread_atfork(None, None, Some(forget_in_child)) };
+        });
         let q = membarrier(CMD_QUERY);
         let ok = q >= 0
             && q & (CMD_PRIVATE_EXPEDITED as libc::c_long) != 0
@@ -67,9 +90,21 @@ mod imp {
         STATE.load(Ordering::Relaxed) == AVAILABLE
     }
 
-    /// Returns whether the barrier was issued.
+    /// Returns `false` when light fences may have skipped the hardware fence and the
+    /// barrier could not be issued: the state is `UNAVAILABLE` from then on.
     pub(super) fn heavy() -> bool {
-        available() && membarrier(CMD_PRIVATE_EXPEDITED) == 0
+        if !available() || membarrier(CMD_PRIVATE_EXPEDITED) == 0 {
+            return true;
+        }
+        // SeqCst: every light fence that starts after this sees it and fences fully.
+        STATE.store(UNAVAILABLE, Ordering::SeqCst);
+        false
+    }
+
+    /// The state now, for tests.
+    #[cfg(test)]
+    pub(super) fn registered() -> bool {
+        available()
     }
 }
 
@@ -81,7 +116,7 @@ mod imp {
         false
     }
     pub(super) fn heavy() -> bool {
-        false
+        true
     }
 }
 
@@ -100,11 +135,14 @@ pub(crate) fn light() {
     }
 }
 
-/// The heavy fence: `membarrier` when available, else `SeqCst`.
-pub(crate) fn heavy() {
+/// The heavy fence: `membarrier` when available, else `SeqCst`. Returns whether it is ordered
+/// against every light fence; `false` only the first time `membarrier` fails (see the module
+/// documentation), when the caller must not rely on it to sleep without a timeout.
+#[must_use]
+pub(crate) fn heavy() -> bool {
     // A SeqCst fence as well, for this thread's own accesses on either path.
     fence(Ordering::SeqCst);
-    let _ = imp::heavy();
+    imp::heavy()
 }
 
 #[cfg(all(test, not(loom)))]
@@ -138,7 +176,7 @@ mod tests {
             for i in 1..=rounds {
                 go.store(i, Ordering::Release);
                 y.store(i, Relaxed);
-                heavy();
+                assert!(heavy());
                 let r2 = x.load(Relaxed);
                 while done.load(Ordering::Acquire) != i {
                     std::hint::spin_loop();
@@ -147,5 +185,37 @@ mod tests {
                 assert!(r1 == i || r2 == i, "both loads missed in round {i}");
             }
         });
+    }
+
+    /// A `fork` child re-registers: its heavy fences are real barriers again (before the
+    /// `atfork` reset, the child believed itself registered and every `membarrier` failed).
+    #[cfg(all(target_os = "linux", not(miri)))]
+    #[test]
+    fn a_fork_child_registers_again() {
+        init();
+        let registered = imp::registered();
+        // SAFETY: the child only calls async-signal-safe code (atomics, raw system calls)
+        // before `_exit`.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            init();
+            let code = if imp::registered() == registered && imp::heavy() {
+                0
+            } else {
+                1
+            };
+            // SAFETY: ends the child without running the parent's atexit handlers.
+            unsafe { libc::_exit(code) };
+        }
+        let mut status = 0;
+        // SAFETY: `pid` is our child; `status` is a valid out-pointer.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status), "child status {status}");
+        assert_eq!(
+            libc::WEXITSTATUS(status),
+            0,
+            "the child's heavy fence failed"
+        );
     }
 }
