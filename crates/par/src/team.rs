@@ -14,7 +14,12 @@
 //! - Closures borrow from the caller's stack: `parallel` returns (or unwinds) only after every
 //!   worker is done with the closure, panic or not.
 //! - A panic on any team thread is caught, the first payload is re-raised on the caller by
-//!   `resume_unwind` after the join, and the team stays usable. The panic *poisons* the
+//!   `resume_unwind` after the join, and the team stays usable. Payloads are user values whose
+//!   `Drop` may itself panic: none is dropped before the join (that could unwind the master out
+//!   of `parallel` while workers still borrow its stack, or kill a worker the join waits for).
+//!   The others are dropped by the master after the join, each inside `catch_unwind`; a panic
+//!   from such a drop is leaked rather than dropped again. The same holds for reduction values
+//!   left behind by a panicking region. The panic *poisons* the
 //!   region: every barrier and loop dispenser word is marked, so team threads that wait in a
 //!   barrier (or for a loop slot) for the thread that panicked unwind instead of waiting
 //!   forever, as do those that reach such a construct later in the region. Their unwinding is
@@ -65,6 +70,15 @@ impl Drop for InRegion {
     fn drop(&mut self) {
         IN_REGION.set(self.0);
     }
+}
+
+/// A non-zero number that tells the calling thread from every other live thread (the address
+/// of a thread-local).
+fn thread_token() -> usize {
+    thread_local! {
+        static TOKEN: u8 = const { 0 };
+    }
+    TOKEN.with(|t| core::ptr::from_ref(t) as usize)
 }
 
 /// The payload a team thread unwinds with when its region was poisoned by another's panic.
@@ -128,8 +142,12 @@ pub(crate) struct Shared {
     shutdown: AtomicBool,
     poisoned: CachePadded<AtomicBool>,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
+    /// The payloads of the region's other panics, dropped by the master after the join.
+    other_panics: Mutex<Vec<Box<dyn Any + Send>>>,
     barrier: TeamBarrier,
     critical: DynMutex<()>,
+    /// The thread holding `critical` ([`thread_token`]), 0 when free: re-entry is reported.
+    critical_owner: AtomicUsize,
     ring: DispenserRing,
     singles: CachePadded<AtomicUsize>,
     slots: Box<[CachePadded<ThreadSlot>]>,
@@ -149,12 +167,22 @@ impl Shared {
         }
     }
 
-    /// Records a caught panic (the first real one is kept) and poisons the region.
+    /// Records a caught panic (the first real one is kept for the caller, the others for the
+    /// master to drop after the join) and poisons the region. Drops no user payload.
     fn record_panic(&self, payload: Box<dyn Any + Send>) {
-        if !payload.is::<PoisonUnwind>() {
+        if payload.is::<PoisonUnwind>() {
+            // Our own marker: its drop runs no user code.
+            drop(payload);
+        } else {
             let mut slot = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
             if slot.is_none() {
                 *slot = Some(payload);
+            } else {
+                drop(slot);
+                self.other_panics
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(payload);
             }
         }
         if !self.poisoned.swap(true, Ordering::SeqCst) {
@@ -163,7 +191,9 @@ impl Shared {
         }
     }
 
-    /// After the join of a poisoned region: every construct back to its initial state.
+    /// After the join of a poisoned region: every construct back to its initial state. The
+    /// values left in reduction slots and the extra panic payloads are dropped last, once the
+    /// team is usable again, each by [`drop_quietly`].
     fn recover(&self) {
         self.barrier.reset();
         self.ring.reset();
@@ -172,12 +202,38 @@ impl Shared {
             s.loops.store(0, Ordering::SeqCst);
             s.singles.store(0, Ordering::SeqCst);
         }
-        for r in self.reduce_slots.iter() {
-            r.lock().unwrap_or_else(PoisonError::into_inner).take();
-        }
+        let left: Vec<_> = self
+            .reduce_slots
+            .iter()
+            .filter_map(|r| r.lock().unwrap_or_else(PoisonError::into_inner).take())
+            .collect();
         self.poisoned.store(false, Ordering::SeqCst);
+        left.into_iter().for_each(drop_quietly);
+        let others = std::mem::take(
+            &mut *self
+                .other_panics
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        others.into_iter().for_each(drop_quietly);
     }
 }
+
+/// Drops a user value on the master after the join, where an unwind would lose the panic being
+/// re-raised: a panic of its `Drop` is caught and its payload dropped the same way, up to a
+/// depth of 8 payloads of payloads, beyond which the last one is leaked.
+fn drop_quietly(value: Box<dyn Any + Send>) {
+    let mut value = value;
+    for _ in 0..8 {
+        match catch_unwind(AssertUnwindSafe(move || drop(value))) {
+            Ok(()) => return,
+            Err(payload) => value = payload,
+        }
+    }
+    std::mem::forget(value);
+}
+
+impl Shared {}
 
 /// A team of threads running parallel regions (OpenMP's runtime, with every primitive chosen by
 /// its [`Config`]).
@@ -217,8 +273,10 @@ impl Runtime {
             shutdown: AtomicBool::new(false),
             poisoned: CachePadded::new(AtomicBool::new(false)),
             panic: Mutex::new(None),
+            other_panics: Mutex::new(Vec::new()),
             barrier: TeamBarrier::new(config.barrier, n),
             critical: dyn_mutex(config.lock, ()),
+            critical_owner: AtomicUsize::new(0),
             ring: DispenserRing::new(n),
             singles: CachePadded::new(AtomicUsize::new(0)),
             slots: (0..n).map(|_| CachePadded::default()).collect(),
@@ -432,8 +490,31 @@ impl Context<'_> {
 
     /// Runs `f` holding the runtime's lock (of the configured [`welltempered_lock::LockKind`];
     /// `#pragma omp critical`). One lock for the whole runtime; not reentrant.
+    ///
+    /// # Panics
+    ///
+    /// If `f` calls `critical` of the same runtime again (on this thread, which already holds
+    /// the lock): a panic with a message rather than a deadlock. The panic poisons the region
+    /// like any other and is re-raised by `parallel`.
     pub fn critical<R>(&self, f: impl FnOnce() -> R) -> R {
-        let _g = self.shared.critical.lock();
+        let s = self.shared;
+        let me = thread_token();
+        // Relaxed: only this thread ever stores `me`, so reading it back needs no ordering.
+        if s.critical_owner.load(Ordering::Relaxed) == me {
+            panic!("Context::critical is not reentrant: this thread already holds the lock");
+        }
+        let _g = s.critical.lock();
+        /// Clears the owner before the lock guard (declared earlier, dropped later) unlocks.
+        struct Owner<'a>(&'a AtomicUsize);
+        impl Drop for Owner<'_> {
+            fn drop(&mut self) {
+                self.0.store(0, Ordering::Relaxed);
+            }
+        }
+        // Relaxed: read only by this thread (above) while it holds the lock; the lock orders it
+        // for the next holder.
+        s.critical_owner.store(me, Ordering::Relaxed);
+        let _owner = Owner(&s.critical_owner);
         f()
     }
 
