@@ -92,6 +92,40 @@ pub fn wake(word: &AtomicU32, n: u32) -> usize {
     }
 }
 
+/// Wakes at most `n` threads sleeping in [`wait`] on the word at `word`, which may already be
+/// freed: for the release-then-wake of a lock, whose next owner may free the lock as soon as
+/// the releasing read-modify-write is done (glibc bug 13690 is that race). The address only
+/// names the kernel's wait queue; nothing is read or written through it, and a wake-up that
+/// reaches whatever lives there now is a spurious one, which every futex waiter tolerates.
+/// Take the pointer (`AtomicU32::as_ptr`) *before* the releasing operation.
+#[inline]
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "the address only names the kernel's wait queue: nothing is dereferenced"
+)]
+pub fn wake_address(word: *const u32, n: u32) -> usize {
+    #[cfg(all(target_os = "linux", not(loom)))]
+    {
+        let n = i32::try_from(n).unwrap_or(i32::MAX);
+        // SAFETY: FUTEX_WAKE does not access memory through the pointer: it only names the
+        // wait queue, so a dangling address is harmless.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word,
+                libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+                n,
+            )
+        };
+        usize::try_from(r).unwrap_or(0)
+    }
+    #[cfg(not(all(target_os = "linux", not(loom))))]
+    {
+        let _ = (word, n);
+        0
+    }
+}
+
 /// Wakes every thread sleeping on `word`.
 #[inline]
 pub fn wake_all(word: &AtomicU32) -> usize {

@@ -19,9 +19,16 @@
 //! no thread-local state: guards are [`lock_api::GuardSend`]. Timed acquisition
 //! ([`lock_api::RawMutexTimed`]) sleeps with a futex timeout.
 
-use crate::futex::{wait, wake};
+use crate::futex::{wait, wake_address};
 use crate::sync::{AtomicU32, Ordering, spin_loop};
 use std::time::{Duration, Instant};
+
+/// Wakes one sleeper on the lock word at `word`, by its address only (the lock may be freed by
+/// now: see `unlock`).
+#[cold]
+fn wake_one(word: *const u32) {
+    wake_address(word, 1);
+}
 
 const UNLOCKED: u32 = 0;
 const LOCKED: u32 = 1;
@@ -115,15 +122,13 @@ impl Futex {
     /// that took over the holder's duty to release it.
     #[inline]
     pub unsafe fn unlock(&self) {
+        // Taken before the release: afterwards another thread may take, release and free the
+        // lock, so the wake-up uses only the word's address.
+        let word = core::ptr::from_ref(&self.state).cast::<u32>();
         // Release: publishes the critical section to the next acquirer.
         if self.state.swap(UNLOCKED, Ordering::Release) == CONTENDED {
-            self.wake_one();
+            wake_one(word);
         }
-    }
-
-    #[cold]
-    fn wake_one(&self) {
-        wake(&self.state, 1);
     }
 
     /// Whether the lock is held (a momentary snapshot).

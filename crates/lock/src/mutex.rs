@@ -10,7 +10,8 @@
 //! itself counts the barging acquisitions made since the head announced itself, and barging is
 //! refused once that count reaches [`MUTEX_BYPASS_LIMIT`]. A count needs no clock, can be tested
 //! without timing, and states the guarantee directly: **while a head waits, at most
-//! [`MUTEX_BYPASS_LIMIT`] acquisitions overtake it.**
+//! [`MUTEX_BYPASS_LIMIT`] `lock` acquisitions overtake it.** (`try_lock` takes any free lock,
+//! as POSIX requires of `pthread_mutex_trylock`: see [`RawMutex::try_lock`].)
 //!
 //! Why this design (the measurements of the two seed studies): omp0 (`004_*`) found FIFO spin
 //! locks collapsing 30-100x once threads outnumber cores (a descheduled waiter stalls the queue)
@@ -34,8 +35,12 @@
 //! clears all of them at once (`state = LOCKED`).
 //!
 //! Paths:
-//! - lock: one CAS 0→`LOCKED`; unlock: one `fetch_sub(LOCKED)`, plus a futex wake only when
-//!   the head sleeps (and only by the unlocker that clears `PARKED`).
+//! - lock: one CAS 0→`LOCKED`; unlock: one `fetch_and` that clears `LOCKED` and `PARKED`
+//!   together, plus a futex wake only when the head slept (`PARKED` was set). The wake uses
+//!   only the word's address: once the releasing read-modify-write is done, a barger may take
+//!   and release the lock, the head may take it and free the object that holds it (legal for a
+//!   `pthread_mutex_t`; glibc bug 13690 is this race), so the unlocker never touches the word
+//!   again.
 //! - A newcomer whose CAS failed spins (1, 2, 4, 8 hints), then yields (4 times), barging
 //!   whenever the word allows, as parking_lot's `SpinWait` does. While the word refuses only
 //!   because the head is due, it yields without spending those rounds: the head is about to
@@ -56,7 +61,7 @@
 //! `lock`, by the acquiring thread, so the outer guard depends on no thread-local state: it is
 //! [`lock_api::GuardSend`], and a guard may be released on another thread.
 
-use crate::futex::{wait, wake};
+use crate::futex::{wait, wake_address};
 use crate::sync::{AtomicU32, Ordering, spin_loop, yield_now};
 
 /// The inner lock that orders the threads that could not barge: MCS with spin-then-park
@@ -104,6 +109,12 @@ fn barge(s: u32) -> Option<u32> {
     }
 }
 
+/// Wakes the sleeping head, by the address of the word only (it may be freed by now).
+#[cold]
+fn wake_head(word: *const u32) {
+    wake_address(word, 1);
+}
+
 /// Whether the word `s` refuses barging because its head has been overtaken enough.
 #[inline]
 fn impatient(s: u32) -> bool {
@@ -126,8 +137,11 @@ fn bypasses(s: u32) -> u32 {
 #[repr(C)]
 pub struct RawMutex {
     queue: Queue,
-    /// Never accessed by the lock: see [`MUTEX_RESERVED_WORD`].
-    reserved: u32,
+    /// Never accessed by the lock: see [`MUTEX_RESERVED_WORD`]. An atomic all the same: every byte of the lock is then interior-mutable, so
+    /// `&self` of an `unlock` that is still running asserts nothing about this word when the
+    /// next owner frees the lock (a plain field would make that deallocation undefined
+    /// behaviour: Miri reports it as a violation of the reference's protector).
+    reserved: AtomicU32,
     state: AtomicU32,
 }
 
@@ -159,7 +173,7 @@ impl RawMutex {
     pub const fn new() -> Self {
         Self {
             queue: Queue::new(),
-            reserved: 0,
+            reserved: AtomicU32::new(0),
             state: AtomicU32::new(0),
         }
     }
@@ -169,7 +183,7 @@ impl RawMutex {
     pub fn new() -> Self {
         Self {
             queue: Queue::new(),
-            reserved: 0,
+            reserved: AtomicU32::new(0),
             state: AtomicU32::new(0),
         }
     }
@@ -187,16 +201,21 @@ impl RawMutex {
         }
     }
 
-    /// Acquires the lock if barging is allowed now (it is free and no head has been
-    /// overtaken too often); returns whether it did. A successful `try_lock` counts as a
-    /// barging acquisition.
+    /// Acquires the lock if it is free; returns whether it did. Never fails on a free lock
+    /// (POSIX's `pthread_mutex_trylock` may report `EBUSY` only for a mutex that is held, and
+    /// the preload library maps this to it): a `try_lock` counts against a waiting head's
+    /// bypass bound like a barging `lock`, and still takes a free lock once the bound is
+    /// reached, so the bound is on `lock`'s barging (a thread polling with `try_lock` races the
+    /// head for a free lock, as with any barging mutex).
     #[inline]
     pub fn try_lock(&self) -> bool {
         let mut s = self.state.load(Ordering::Relaxed);
         loop {
-            let Some(next) = barge(s) else {
+            if s & LOCKED != 0 {
                 return false;
-            };
+            }
+            // Counted while under the bound; past it, taken uncounted.
+            let next = barge(s).unwrap_or(s | LOCKED);
             match self
                 .state
                 .compare_exchange_weak(s, next, Ordering::Acquire, Ordering::Relaxed)
@@ -215,11 +234,15 @@ impl RawMutex {
     /// that took over the holder's duty to release it.
     #[inline]
     pub unsafe fn unlock(&self) {
-        // Release: publishes the critical section to the next acquirer.
-        let prev = self.state.fetch_sub(LOCKED, Ordering::Release);
+        // Taken before the release: afterwards the lock may be freed (see the module docs).
+        let word = core::ptr::from_ref(&self.state).cast::<u32>();
+        // Release: publishes the critical section to the next acquirer. Clearing PARKED in the
+        // same operation makes this unlocker the one that wakes the sleeping head, with no
+        // second access to the word.
+        let prev = self.state.fetch_and(!(LOCKED | PARKED), Ordering::Release);
         debug_assert!(prev & LOCKED != 0, "unlock of an unlocked mutex");
         if prev & PARKED != 0 {
-            self.wake_head();
+            wake_head(word);
         }
     }
 
@@ -234,19 +257,16 @@ impl RawMutex {
         self.state.load(Ordering::Relaxed) & HEAD != 0
     }
 
+    /// Whether the waiting head sleeps, so that the next unlock must wake it (a momentary
+    /// snapshot; for tests).
+    pub fn head_sleeps(&self) -> bool {
+        self.state.load(Ordering::Relaxed) & PARKED != 0
+    }
+
     /// How many barging acquisitions have overtaken the waiting head so far (a momentary
     /// snapshot; 0 when no head waits).
     pub fn bypass_count(&self) -> u32 {
         bypasses(self.state.load(Ordering::Relaxed))
-    }
-
-    #[cold]
-    fn wake_head(&self) {
-        // Only the unlocker that clears PARKED wakes, so a burst of unlocks costs one system
-        // call. Relaxed: the futex word itself is the only thing the head re-reads.
-        if self.state.fetch_and(!PARKED, Ordering::Relaxed) & PARKED != 0 {
-            wake(&self.state, 1);
-        }
     }
 
     /// Barges if the word allows it; `Err` carries the word that refused.
@@ -403,6 +423,35 @@ mod tests {
         }
         assert_eq!(barged, MUTEX_BYPASS_LIMIT);
         assert_eq!(bypasses(s), MUTEX_BYPASS_LIMIT);
+    }
+
+    #[test]
+    fn try_lock_takes_a_free_lock_even_past_the_bound() {
+        let m = RawMutex::new();
+        // A free word whose (pretend) head has been overtaken the maximum number of times:
+        // `lock` would not barge, but `try_lock` must not fail on a free lock.
+        let impatient_free = HEAD | (MUTEX_BYPASS_LIMIT << BYPASS_SHIFT);
+        m.state.store(impatient_free, Ordering::Relaxed);
+        assert!(impatient(impatient_free) && barge(impatient_free).is_none());
+        assert!(m.try_lock());
+        assert!(!m.try_lock(), "held now");
+        // SAFETY: held since the successful `try_lock`.
+        unsafe { m.unlock() };
+        assert_eq!(m.state.load(Ordering::Relaxed), impatient_free);
+    }
+
+    #[test]
+    fn unlock_touches_the_word_once() {
+        // The unlocker's one read-modify-write clears LOCKED and PARKED together (so nothing
+        // of the lock is accessed after the release but its address, for the wake-up).
+        let m = RawMutex::new();
+        m.state.store(
+            LOCKED | HEAD | PARKED | (3 << BYPASS_SHIFT),
+            Ordering::Relaxed,
+        );
+        // SAFETY: held (the word says so, and no other thread uses `m`).
+        unsafe { m.unlock() };
+        assert_eq!(m.state.load(Ordering::Relaxed), HEAD | (3 << BYPASS_SHIFT));
     }
 
     #[test]

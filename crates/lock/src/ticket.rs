@@ -164,10 +164,12 @@ impl<W: Wait> Ticket<W> {
         let s = self.serving.load(Ordering::Relaxed);
         let next = (s & !PARKED).wrapping_add(STEP);
         if W::PARKS {
+            // Taken before the release: afterwards the lock may be freed.
+            let word = core::ptr::from_ref(&self.serving).cast::<u32>();
             // Release: our critical section happens-before the next holder's.
             let old = self.serving.swap(next, Ordering::Release);
             if old & PARKED != 0 {
-                crate::futex::wake_all(&self.serving);
+                crate::futex::wake_address(word, u32::MAX);
             }
         } else {
             // Release: as above. A spin-form lock never has the flag set.
