@@ -10,13 +10,17 @@
 //! 128-byte, cache-line-aligned block, whatever the number of locks it holds or waits for.
 //!
 //! Where the Grant lives: the thread reaches it through a `const`-initialised, destructor-free
-//! thread-local pointer, and the Grant itself is a heap block allocated on the thread's first
-//! Hemlock operation and never freed (128 bytes per thread that ever used a Hemlock). A Grant
-//! embedded in the thread-local block would be freed at thread exit, and `lock_api` requires
-//! that forgetting a guard be safe: a thread that exits holding a lock (a forgotten guard)
-//! leaves its Grant in the lock's tail, and the next thread to lock it reads that Grant. With a
-//! leaked Grant that thread merely waits forever (a deadlock, not undefined behaviour). Every
-//! Grant is linked into a global list, so none is unreachable.
+//! thread-local pointer, and the Grant itself is a heap block that is never freed, taken on the
+//! thread's first Hemlock operation from a pool of Grants given back by exited threads (or
+//! allocated when the pool is empty), and given back to that pool when the thread exits
+//! (`reclaim.rs`), so a program that keeps creating threads holds one Grant per *live* thread.
+//! A Grant embedded in the thread-local block would be freed at thread exit, and `lock_api`
+//! requires that forgetting a guard be safe: a thread that exits holding a lock (a forgotten
+//! guard) leaves its Grant in the lock's tail, and the next thread to lock it reads that Grant.
+//! With a never-freed Grant that thread merely waits forever (a deadlock, not undefined
+//! behaviour), also when the Grant has been reused by another thread: the waiter waits for its
+//! own lock's address, which the new owner never stores, since nobody can release that lock.
+//! Every Grant is linked into a global list, so none is unreachable.
 //!
 //! Protocol. `lock`: swap our Grant into the tail; if the previous tail (the predecessor) is
 //! null we own the lock, else we wait until the predecessor's Grant holds this lock's address
@@ -81,8 +85,10 @@ pub(crate) struct Grant {
     /// Threads waiting on this Grant right now (the multi-waiting profile).
     #[cfg(all(feature = "stats", not(loom)))]
     pub(crate) waiters: AtomicU32,
-    /// Link in the list of every leaked Grant (used by [`crate::HemlockOverlap`] only).
+    /// Link in the list of every Grant ever allocated.
     pub(crate) link: AtomicPtr<Grant>,
+    /// Link in a pool of Grants given back by exited threads.
+    pub(crate) free: AtomicPtr<Grant>,
 }
 
 impl Grant {
@@ -95,6 +101,7 @@ impl Grant {
             #[cfg(all(feature = "stats", not(loom)))]
             waiters: AtomicU32::new(0),
             link: AtomicPtr::new(ptr::null_mut()),
+            free: AtomicPtr::new(ptr::null_mut()),
         }
     }
 
@@ -105,6 +112,7 @@ impl Grant {
             word: AtomicU32::new(0),
             sleepers: AtomicU32::new(0),
             link: AtomicPtr::new(ptr::null_mut()),
+            free: AtomicPtr::new(ptr::null_mut()),
         }
     }
 }
@@ -124,10 +132,97 @@ loom::thread_local! {
 static ALL_GRANTS: std::sync::atomic::AtomicPtr<Grant> =
     std::sync::atomic::AtomicPtr::new(ptr::null_mut());
 
+/// Grants ever allocated (plain and Overlap), a diagnostic: see [`grants_allocated`].
+#[cfg(not(loom))]
+static GRANTS_ALLOCATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many Hemlock Grants (of [`Hemlock`], [`crate::HemlockAh`] and
+/// [`crate::HemlockOverlap`]) this process has ever allocated. Exited threads give theirs back
+/// for reuse, so this grows with the most threads that used a Hemlock at once, not with the
+/// threads ever created.
+pub fn grants_allocated() -> usize {
+    #[cfg(not(loom))]
+    return GRANTS_ALLOCATED.load(std::sync::atomic::Ordering::Relaxed);
+    #[cfg(loom)]
+    return 0;
+}
+
+/// A pool of free Grants: *push one* and *take all* (swap the head with null), which are immune
+/// to ABA. Plain and Overlap Grants keep separate pools (see [`crate::HemlockOverlap`]).
+#[cfg(not(loom))]
+pub(crate) struct GrantPool(std::sync::atomic::AtomicPtr<Grant>);
+
+#[cfg(not(loom))]
+impl GrantPool {
+    pub(crate) const fn new() -> Self {
+        GrantPool(std::sync::atomic::AtomicPtr::new(ptr::null_mut()))
+    }
+
+    /// A Grant from the pool, or a newly allocated one; the caller's alone from now.
+    pub(crate) fn take(&self) -> *const Grant {
+        use std::sync::atomic::Ordering as O;
+        if self.0.load(O::Relaxed).is_null() {
+            return leak_grant();
+        }
+        // Acquire: pairs with the Release of `give`, so the giver's last accesses (and the
+        // `free` links) happen before our use.
+        let first = self.0.swap(ptr::null_mut(), O::Acquire);
+        if first.is_null() {
+            return leak_grant();
+        }
+        // SAFETY: the taken list is ours alone; Grants are never freed.
+        let rest = unsafe { &*first }.free.load(Ordering::Relaxed);
+        let mut p = rest;
+        while !p.is_null() {
+            // SAFETY: as above.
+            let next = unsafe { &*p }.free.load(Ordering::Relaxed);
+            self.give(p);
+            p = next;
+        }
+        first
+    }
+
+    /// Gives a Grant that its thread will not use again to the pool.
+    pub(crate) fn give(&self, g: *const Grant) {
+        use std::sync::atomic::Ordering as O;
+        let g = g.cast_mut();
+        let mut head = self.0.load(O::Relaxed);
+        loop {
+            // SAFETY: `g` is ours until the CAS publishes it; Grants are never freed.
+            unsafe { &*g }.free.store(head, Ordering::Relaxed);
+            // Release: our accesses to the Grant and its link before the taker's.
+            match self
+                .0
+                .compare_exchange_weak(head, g, O::Release, O::Relaxed)
+            {
+                Ok(_) => return,
+                Err(h) => head = h,
+            }
+        }
+    }
+}
+
+/// Free plain Grants (of [`Hemlock`] and [`crate::HemlockAh`]).
+#[cfg(not(loom))]
+static FREE_GRANTS: GrantPool = GrantPool::new();
+
+/// Gives the calling thread's plain Grant back, at its exit (`reclaim.rs`): every `unlock`
+/// has returned, so no successor will touch it; a lock the thread still holds keeps it in its
+/// tail, which the reuse cannot disturb (see the module documentation).
+#[cfg(not(loom))]
+pub(crate) fn give_back_thread_grant() {
+    let g = GRANT.with(|c| c.replace(ptr::null()));
+    if !g.is_null() {
+        FREE_GRANTS.give(g);
+    }
+}
+
 /// Allocates a Grant that is never freed and records it in the list of all Grants.
 #[cold]
 pub(crate) fn leak_grant() -> *const Grant {
-    let g = Box::into_raw(Box::new(Grant::new()));
+    let g = crate::reclaim::leak_box(Grant::new());
+    #[cfg(not(loom))]
+    GRANTS_ALLOCATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     #[cfg(not(loom))]
     {
         use std::sync::atomic::Ordering as O;
@@ -145,8 +240,8 @@ pub(crate) fn leak_grant() -> *const Grant {
     g.cast_const()
 }
 
-/// The calling thread's Grant for [`Hemlock`] and [`crate::HemlockAh`]: allocated on the
-/// thread's first use and never freed, so valid forever (see the module documentation).
+/// The calling thread's Grant for [`Hemlock`] and [`crate::HemlockAh`]: taken on the thread's
+/// first use, never freed, so valid forever (see the module documentation).
 #[inline]
 pub(crate) fn self_grant() -> *const Grant {
     GRANT.with(|c| {
@@ -154,8 +249,22 @@ pub(crate) fn self_grant() -> *const Grant {
         if !g.is_null() {
             return g;
         }
+        #[cfg(not(loom))]
+        let g = FREE_GRANTS.take();
+        #[cfg(loom)]
         let g = leak_grant();
+        // Allocating may have run an allocator that locks a Hemlock, which came back here and
+        // set up a Grant already: keep that one (it may be in a lock's queue).
+        let already = c.get();
+        if !already.is_null() {
+            #[cfg(not(loom))]
+            FREE_GRANTS.give(g);
+            return already;
+        }
+        // Set before registering: registering may allocate, and an allocator that locks a
+        // mutex (under the preload library) comes back here.
         c.set(g);
+        crate::reclaim::register_thread();
         g
     })
 }

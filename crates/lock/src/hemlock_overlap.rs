@@ -12,13 +12,16 @@
 //!
 //! Grant lifetime: a successor may clear the Grant *after* its owner returned from `unlock`, and
 //! so after the owner's thread exited. The paper waits for the Grant to empty before reclaiming
-//! a thread; a destructor-free thread-local cannot do that, so Overlap Grants are leaked heap
-//! blocks, one per thread that ever used an Overlap lock, allocated on its first use and never
-//! freed (128 bytes per such thread; every one is linked into a global list, so it stays
-//! reachable), like Hemlock's own Grants. A tardy successor therefore always writes valid memory. No steady-state lock
-//! operation allocates.
+//! a thread; we never free a Grant instead, so a tardy successor always writes valid memory.
+//! An exited thread's Overlap Grant goes to a pool of its own (`reclaim.rs`) and is reused by
+//! a later thread's Overlap locks only, residual hand-over and all: that is the state of any
+//! thread's Grant between its unlocks, which `lock` and `unlock` above already wait out. So the
+//! Grants held grow with the live threads, not with the threads ever created. No steady-state
+//! lock operation allocates.
 
-use crate::hemlock::{Grant, TAGS, await_ack, await_grant, hand_over, leak_grant};
+#[cfg(loom)]
+use crate::hemlock::leak_grant;
+use crate::hemlock::{Grant, TAGS, await_ack, await_grant, hand_over};
 use crate::stats::{StatKind, record_acquire};
 use crate::sync::{AtomicPtr, Ordering};
 use crate::wait::{Spin, SpinThenPark, Wait, impl_raw_mutex};
@@ -36,7 +39,20 @@ loom::thread_local! {
     static OVERLAP_GRANT: Cell<*const Grant> = Cell::new(ptr::null());
 }
 
-/// The calling thread's Overlap Grant (leaked, so valid forever).
+/// Free Overlap Grants, given back by exited threads.
+#[cfg(not(loom))]
+static FREE_OVERLAP_GRANTS: crate::hemlock::GrantPool = crate::hemlock::GrantPool::new();
+
+/// Gives the calling thread's Overlap Grant back, at its exit (see the module documentation).
+#[cfg(not(loom))]
+pub(crate) fn give_back_thread_grant() {
+    let g = OVERLAP_GRANT.with(|c| c.replace(ptr::null()));
+    if !g.is_null() {
+        FREE_OVERLAP_GRANTS.give(g);
+    }
+}
+
+/// The calling thread's Overlap Grant (never freed, so valid forever).
 #[inline]
 fn overlap_grant() -> &'static Grant {
     let g = OVERLAP_GRANT.with(|c| {
@@ -44,8 +60,20 @@ fn overlap_grant() -> &'static Grant {
         if !g.is_null() {
             return g;
         }
+        #[cfg(not(loom))]
+        let g = FREE_OVERLAP_GRANTS.take();
+        #[cfg(loom)]
         let g = leak_grant();
+        // As in `self_grant`: a re-entered first use may have set one up already.
+        let already = c.get();
+        if !already.is_null() {
+            #[cfg(not(loom))]
+            FREE_OVERLAP_GRANTS.give(g);
+            return already;
+        }
+        // Set before registering (see `self_grant`).
         c.set(g);
+        crate::reclaim::register_thread();
         g
     });
     // SAFETY: Grants from `leak_grant` are never freed.

@@ -60,6 +60,7 @@ mod hemlock_overlap;
 mod kind;
 mod mcs;
 mod mutex;
+mod reclaim;
 mod stats;
 mod tas;
 mod ticket;

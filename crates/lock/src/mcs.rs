@@ -17,8 +17,9 @@
 //! ABA. Every node ever allocated is also linked into an append-only global list, so all of them
 //! stay reachable (and countable: [`queue_nodes_allocated`]). In the steady state no lock
 //! operation allocates: a thread holding `k` locks at once needs `k` nodes, which the cache or
-//! pool provides after the first time. At thread exit (no destructor) the at most
-//! `NODE_CACHE` cached nodes of that thread are not returned to the pool.
+//! pool provides after the first time. At thread exit the cached nodes of that thread go back to
+//! the pool (`reclaim.rs`), so the nodes held grow with the live threads, not with the threads
+//! ever created.
 //!
 //! Park form ([`McsPark`]): a waiter spins on its own node, then sleeps on the node's state
 //! word; the releaser stores GO and calls `futex_wake` only if the waiter announced itself.
@@ -79,7 +80,7 @@ mod pool {
 
     /// Allocates and leaks a node, recording it in the list of all nodes.
     pub(super) fn fresh() -> *mut QNode {
-        let n = Box::into_raw(Box::new(QNode::new()));
+        let n = crate::reclaim::leak_box(QNode::new());
         COUNT.fetch_add(1, Ordering::Relaxed);
         let mut head = ALL.load(Ordering::Relaxed);
         loop {
@@ -118,39 +119,69 @@ pub fn queue_nodes_allocated() -> usize {
 /// Takes a free node for the calling thread: from its cache, else the global pool, else a
 /// fresh leaked allocation. The node is exclusively the caller's until it publishes it.
 pub(crate) fn alloc_node() -> &'static QNode {
-    let n = CACHE.with(|c| {
+    let cached = CACHE.with(|c| {
         let n = c.get();
         if !n.is_null() {
             // SAFETY: nodes in our cache are ours alone and never freed.
             c.set(unsafe { &*n }.next.load(Ordering::Relaxed));
             CACHED.with(|k| k.set(k.get() - 1));
-            return n;
         }
-        #[cfg(not(loom))]
-        {
-            // Acquire: pairs with the Release push, so the `next` links are visible.
-            let list = pool::FREE.swap(ptr::null_mut(), std::sync::atomic::Ordering::Acquire);
-            if !list.is_null() {
-                // SAFETY: the taken list is ours alone; its nodes are never freed.
-                let rest = unsafe { &*list }.next.load(Ordering::Relaxed);
-                let mut k = 0;
-                let mut p = rest;
-                while !p.is_null() {
-                    k += 1;
-                    // SAFETY: as above.
-                    p = unsafe { &*p }.next.load(Ordering::Relaxed);
-                }
-                c.set(rest);
-                CACHED.with(|c| c.set(k));
-                return list;
-            }
-            pool::fresh()
-        }
-        #[cfg(loom)]
-        Box::into_raw(Box::new(QNode::new()))
+        n
     });
+    let n = if !cached.is_null() {
+        cached
+    } else {
+        let n = take_from_pool();
+        // The thread's cache will fill from here: make sure it goes back at the thread's exit.
+        // (After taking the node: registering may allocate, which may lock, which may need a
+        // node.)
+        #[cfg(not(loom))]
+        crate::reclaim::register_thread();
+        n
+    };
     // SAFETY: nodes are leaked, never freed: valid for 'static.
     unsafe { &*n }
+}
+
+/// The slow path of [`alloc_node`]: the global pool (the rest of it into the thread's cache),
+/// else a fresh leaked allocation.
+#[cold]
+fn take_from_pool() -> *mut QNode {
+    #[cfg(not(loom))]
+    {
+        // Acquire: pairs with the Release push, so the `next` links are visible.
+        let list = pool::FREE.swap(ptr::null_mut(), std::sync::atomic::Ordering::Acquire);
+        if !list.is_null() {
+            // SAFETY: the taken list is ours alone; its nodes are never freed.
+            let rest = unsafe { &*list }.next.load(Ordering::Relaxed);
+            let mut k = 0;
+            let mut p = rest;
+            while !p.is_null() {
+                k += 1;
+                // SAFETY: as above.
+                p = unsafe { &*p }.next.load(Ordering::Relaxed);
+            }
+            CACHE.with(|c| c.set(rest));
+            CACHED.with(|c| c.set(k));
+            return list;
+        }
+        pool::fresh()
+    }
+    #[cfg(loom)]
+    Box::into_raw(Box::new(QNode::new()))
+}
+
+/// Gives the calling thread's cached nodes to the global pool, at its exit (`reclaim.rs`).
+#[cfg(not(loom))]
+pub(crate) fn give_back_thread_nodes() {
+    let mut n = CACHE.with(|c| c.replace(ptr::null_mut()));
+    CACHED.with(|k| k.set(0));
+    while !n.is_null() {
+        // SAFETY: cached nodes are ours alone and never freed.
+        let next = unsafe { &*n }.next.load(Ordering::Relaxed);
+        push_global(n);
+        n = next;
+    }
 }
 
 /// Returns a node no other thread will access any more (except for harmless stale reads of a
