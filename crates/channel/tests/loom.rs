@@ -187,9 +187,10 @@ fn parked_receiver_is_woken() {
     });
 }
 
-/// Batches: a single sender's run published once, a single receiver's run taken once.
+/// Batches: a single sender's elements published one by one (its iterator is user code), a
+/// single receiver's run taken and published once.
 #[test]
-fn batches_publish_once() {
+fn batches() {
     model(|| {
         let (tx, rx) = chan();
         let p = thread::spawn(move || {
@@ -249,5 +250,41 @@ fn recycled_segment_reused_under_shared_consumers() {
         drain_in_order(&rx, &mut got);
         got.sort_unstable();
         assert_eq!(got, vec![1, 2, 3, 4, 5]);
+    });
+}
+
+/// A rendezvous `try_send` against a blocked receiver: the sender either hands the element
+/// over (`Ok`, and the receiver has it) or takes it back when the receiver is not waiting
+/// (`Full`); the compare-and-swap on the head decides, never both, never neither.
+#[test]
+fn rendezvous_try_send_delivers_or_takes_back() {
+    model(|| {
+        let (tx, rx) = Builder::new().wait(Wait::Spin).bounded::<usize>(0);
+        let c = thread::spawn(move || rx.recv().ok());
+        let sent = tx.try_send(1).is_ok();
+        // Disconnects the receiver if it is still waiting.
+        drop(tx);
+        let got = c.join().unwrap();
+        assert_eq!(sent, got == Some(1));
+    });
+}
+
+/// A rendezvous `send` whose receiver may leave without receiving: `Ok` exactly when the
+/// receiver took the element, else the element comes back in the error.
+#[test]
+fn rendezvous_send_delivers_or_takes_back_on_disconnect() {
+    model(|| {
+        let (tx, rx) = Builder::new().wait(Wait::Spin).bounded::<usize>(0);
+        let p = thread::spawn(move || tx.send(5));
+        let got = rx.try_recv().ok();
+        drop(rx);
+        let r = p.join().unwrap();
+        match got {
+            Some(v) => {
+                assert_eq!(v, 5);
+                assert_eq!(r, Ok(()));
+            }
+            None => assert_eq!(r.unwrap_err().0, 5),
+        }
     });
 }
