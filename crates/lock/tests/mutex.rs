@@ -67,14 +67,15 @@ fn guard_may_be_released_on_another_thread() {
 }
 
 /// The bypass bound from outside: this thread holds the lock while another becomes the head
-/// and waits; then this thread keeps unlocking and barging back in with `try_lock`. However the
-/// two interleave, at most `MUTEX_BYPASS_LIMIT` barges can succeed before the head gets the
-/// lock, and once refused, barging stays refused until the head has had its turn.
+/// and waits; then this thread keeps unlocking and taking the lock back with `lock`. However
+/// the two interleave, at most `MUTEX_BYPASS_LIMIT` of those acquisitions can come before the
+/// head gets the lock. (`try_lock` takes any free lock, as POSIX's trylock must: the bound is
+/// on `lock`'s barging.)
 #[test]
 fn head_is_overtaken_at_most_the_bypass_limit() {
     let m = Mutex::new(0u32);
     let raw = unsafe_raw(&m);
-    let mut g = Some(m.lock());
+    let first = m.lock();
     let head_done = AtomicBool::new(false);
     std::thread::scope(|s| {
         s.spawn(|| {
@@ -83,43 +84,64 @@ fn head_is_overtaken_at_most_the_bypass_limit() {
             head_done.store(true, Ordering::Relaxed);
             *g += 1;
         });
+        // Held in this closure, so that a failed assertion releases it while unwinding (the
+        // scope waits for the head, which waits for the lock).
+        let mut g = Some(first);
         // Wait until the other thread is the head (it gave up barging and queued).
         while !raw.has_head() {
             std::thread::yield_now();
         }
         let mut barged = 0;
-        while g.is_some() {
+        loop {
+            drop(g.take());
+            let again = m.lock();
+            if head_done.load(Ordering::Relaxed) {
+                // The head had its turn before this acquisition.
+                assert_eq!(*again, 1);
+                break;
+            }
+            g = Some(again);
+            barged += 1;
+            assert!(
+                barged <= MUTEX_BYPASS_LIMIT,
+                "overtook the head {barged} times"
+            );
+        }
+    });
+    assert_eq!(*m.lock(), 1);
+}
+
+/// `try_lock` never fails on a free lock, even when a waiting head has been overtaken as often
+/// as the bound allows (POSIX: `pthread_mutex_trylock` reports `EBUSY` only for a held mutex).
+#[test]
+fn try_lock_takes_a_free_lock_while_a_head_waits() {
+    let m = Mutex::new(0u32);
+    let raw = unsafe_raw(&m);
+    let first = m.lock();
+    std::thread::scope(|s| {
+        s.spawn(|| *m.lock() += 1);
+        let mut g = Some(first);
+        while !raw.has_head() {
+            std::thread::yield_now();
+        }
+        // Overtake with try_lock past the bound: each attempt on a free lock succeeds, unless
+        // the head took the lock in between (then it is held: a refusal is right).
+        let mut taken = 0;
+        for _ in 0..2 * MUTEX_BYPASS_LIMIT {
             drop(g.take());
             match m.try_lock() {
                 Some(again) => {
-                    if head_done.load(Ordering::Relaxed) {
-                        // The head had its turn before this acquisition: nothing was overtaken.
-                        break;
-                    }
+                    taken += 1;
                     g = Some(again);
-                    barged += 1;
-                    assert!(
-                        barged <= MUTEX_BYPASS_LIMIT,
-                        "overtook the head {barged} times"
-                    );
                 }
-                None => break,
-            }
-        }
-        // Refused: the head has the lock now, or the bound is reached and barging stays refused
-        // until the head has had it.
-        loop {
-            match m.try_lock() {
-                Some(g) => {
-                    assert!(
-                        *g == 1,
-                        "barged in after the refusal, before the head's turn"
-                    );
+                None => {
+                    assert!(raw.is_locked() || *m.lock() == 1, "refused a free lock");
                     break;
                 }
-                None => std::thread::yield_now(),
             }
         }
+        drop(g);
+        assert!(taken > 0);
     });
     assert_eq!(*m.lock(), 1);
 }
