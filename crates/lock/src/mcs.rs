@@ -154,12 +154,26 @@ fn take_from_pool() -> *mut QNode {
         if !list.is_null() {
             // SAFETY: the taken list is ours alone; its nodes are never freed.
             let rest = unsafe { &*list }.next.load(Ordering::Relaxed);
+            // Up to NODE_CACHE of the rest go to this thread's cache, the others back to the
+            // pool (exited threads fill the pool: one taker must not hoard it).
             let mut k = 0;
+            let mut last: *mut QNode = ptr::null_mut();
             let mut p = rest;
-            while !p.is_null() {
+            while !p.is_null() && k < NODE_CACHE {
                 k += 1;
+                last = p;
                 // SAFETY: as above.
                 p = unsafe { &*p }.next.load(Ordering::Relaxed);
+            }
+            if !last.is_null() {
+                // SAFETY: as above.
+                unsafe { &*last }.next.store(ptr::null_mut(), Ordering::Relaxed);
+            }
+            while !p.is_null() {
+                // SAFETY: as above.
+                let next = unsafe { &*p }.next.load(Ordering::Relaxed);
+                push_global(p);
+                p = next;
             }
             CACHE.with(|c| c.set(rest));
             CACHED.with(|c| c.set(k));
