@@ -825,6 +825,12 @@ impl<T> Receiver<T> {
         self.chan.len()
     }
 
+    /// Whether a bounded channel is full now (never for an unbounded one; always for a
+    /// rendezvous channel, whose capacity is 0).
+    pub fn is_full(&self) -> bool {
+        self.chan.rendezvous || self.chan.cap.is_some_and(|c| self.len() >= c)
+    }
+
     /// Whether the channel is empty now.
     pub fn is_empty(&self) -> bool {
         self.len() == 0

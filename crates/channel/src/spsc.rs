@@ -96,6 +96,10 @@ impl<T> Sender<T> {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+    /// See [`chan::Sender::is_full`].
+    pub fn is_full(&self) -> bool {
+        self.0.is_full()
+    }
     /// See [`chan::Sender::capacity`].
     pub fn capacity(&self) -> Option<usize> {
         self.0.capacity()
@@ -150,6 +154,10 @@ impl<T> Receiver<T> {
     /// See [`chan::Receiver::is_empty`].
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+    /// See [`chan::Receiver::is_full`].
+    pub fn is_full(&self) -> bool {
+        self.0.is_full()
     }
     /// See [`chan::Receiver::capacity`].
     pub fn capacity(&self) -> Option<usize> {
