@@ -167,7 +167,9 @@ fn take_from_pool() -> *mut QNode {
             }
             if !last.is_null() {
                 // SAFETY: as above.
-                unsafe { &*last }.next.store(ptr::null_mut(), Ordering::Relaxed);
+                unsafe { &*last }
+                    .next
+                    .store(ptr::null_mut(), Ordering::Relaxed);
             }
             while !p.is_null() {
                 // SAFETY: as above.
