@@ -150,11 +150,15 @@ impl StackBuf {
         self.len += n;
     }
 
+    /// Writes the buffer to fd 2 with the raw system call: libc's `write` is a cancellation
+    /// point, and the first message may be printed from inside a mutex call, which is not one.
     pub(crate) fn flush_to_stderr(&mut self) {
         let mut off = 0;
         while off < self.len {
             // SAFETY: the range lies inside `buf`; fd 2 may be closed, and then write fails.
-            let r = unsafe { libc::write(2, self.buf[off..].as_ptr().cast(), self.len - off) };
+            let r = unsafe {
+                libc::syscall(libc::SYS_write, 2, self.buf[off..].as_ptr(), self.len - off)
+            };
             if r <= 0 {
                 break;
             }
@@ -234,6 +238,14 @@ extern "C" fn print_stats() {
         out,
         "welltempered-preload: mutexes of kinds routed to glibc: {} acquisitions",
         GLIBC_KIND_LOCKS.load(Ordering::Relaxed)
+    );
+    // Exited threads give their per-thread state back for reuse: these grow with the threads
+    // alive at once, not with the threads ever created.
+    let _ = writeln!(
+        out,
+        "welltempered-preload: per-thread state allocated: {} Hemlock Grants, {} queue nodes",
+        welltempered_lock::grants_allocated(),
+        welltempered_lock::queue_nodes_allocated()
     );
     out.flush_to_stderr();
 }

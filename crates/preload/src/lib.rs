@@ -9,23 +9,36 @@
 //! ```
 //!
 //! - It exports `pthread_mutex_{init,destroy,lock,trylock,timedlock,clocklock,unlock}` and
-//!   `pthread_cond_{init,destroy,wait,timedwait,clockwait,signal,broadcast}`.
+//!   `pthread_cond_{init,destroy,wait,timedwait,clockwait,signal,broadcast}`. The three waits are
+//!   C (`src/condwait.c`, built by `build.rs`), because they are cancellation points; everything
+//!   else is Rust.
 //! - `WELLTEMPERED_LOCK` picks the algorithm, by [`welltempered_lock::LockKind`] name
 //!   (`mutex`, the default [`welltempered_lock::Mutex`]'s lock, when unset: see below). An unknown
-//!   name prints one
-//!   message on stderr, and the program runs on glibc's own locks.
+//!   name prints one message on stderr, and the program runs on glibc's own locks and condition
+//!   variables.
 //! - The lock lives inside the caller's `pthread_mutex_t`, in its first 16 bytes (the default
-//!   `mutex` also in bytes 20..24, around the kind field), with no side table; all-zero means unlocked, so `PTHREAD_MUTEX_INITIALIZER` works, and glibc's kind field
-//!   stays where it was. Default and adaptive mutexes are ours; recursive, error-checking, robust,
-//!   process-shared and priority-protocol mutexes go to glibc's own functions, found with
-//!   `dlvsym(RTLD_NEXT, ..)` at the symbol versions a current program binds to.
-//! - Condition variables are ours too (glibc's waits release the mutex through internal calls
-//!   that would bypass ours): timed waits on the clock the condattr names, no lost wake-ups,
-//!   spurious wake-ups allowed. Process-shared ones are glibc's.
-//! - Errors follow POSIX: `EBUSY` from trylock (and from destroying a held mutex), `ETIMEDOUT`
-//!   and `EINVAL` (a bad timespec or clock) from the timed calls. Timed acquisitions poll
-//!   `try_lock` with a capped backoff rather than queueing (a queue lock cannot abandon its
-//!   queue); they never time out early.
+//!   `mutex` also in bytes 20..24, around the kind field), with no side table; all-zero means
+//!   unlocked, so `PTHREAD_MUTEX_INITIALIZER` works, and glibc's kind field stays where it was.
+//!   Default and adaptive mutexes are ours; recursive, error-checking, robust, process-shared and
+//!   priority-protocol mutexes go to glibc's own functions, found with `dlvsym(RTLD_NEXT, ..)` at
+//!   the symbol versions a current program binds to.
+//! - Condition variables are all ours, process-shared ones included (glibc's waits release the
+//!   mutex through internal calls that would bypass ours), and work with every kind of mutex: a
+//!   wait releases and retakes the mutex through the routed functions above. Timed waits use the
+//!   clock the condattr names; no lost wake-ups, and a signal wakes a thread that was waiting
+//!   before it; `pthread_cond_destroy` waits for woken waiters to leave, as POSIX's own example
+//!   needs. See `cond.rs`.
+//! - Errors follow glibc's (2.36) reading of POSIX: `EBUSY` from trylock (and from destroying a
+//!   held mutex of ours), `ETIMEDOUT` and `EINVAL` (a bad `tv_nsec` or clock) from the timed
+//!   calls, with glibc's order of checks (a free mutex is taken whatever the deadline; a
+//!   negative `tv_sec` is `ETIMEDOUT`); the relock's `EOWNERDEAD` or `ENOTRECOVERABLE` from a
+//!   condition wait with a robust mutex. Timed acquisitions poll `try_lock` with a capped
+//!   backoff rather than queueing (a queue lock cannot abandon its queue); they never time out
+//!   early, and accept any deadline up to `tv_sec = LONG_MAX`.
+//! - Cancellation: the condition waits are cancellation points, acted on while the thread
+//!   sleeps (or at entry), with the mutex retaken before the caller's cleanup handlers run; the
+//!   mutex functions are not, and nothing on their paths is one (their sleeps and writes are raw
+//!   system calls, not libc's cancellable wrappers). No cancellation unwinds through Rust code.
 //! - `WELLTEMPERED_PRELOAD_STATS=1` prints, at exit, acquisitions and contended acquisitions per
 //!   lock kind, and (built with `--features stats`) the most threads ever waiting on one Grant.
 //!
@@ -40,7 +53,17 @@
 //! calls until `exec` in a multithreaded parent). A mutex the forking thread held is held by the
 //! child's only thread, which can unlock it: its thread-local Grant and queue nodes were copied
 //! to the same addresses. Queued waiters of other threads are not copied, so a lock with waiters
-//! at the fork is unusable in the child, as glibc's would be.
+//! at the fork is unusable in the child, as glibc's would be. Likewise a condition variable with
+//! waiters at the fork keeps their count and tickets in the child: its first signals there go to
+//! those tickets, and destroying it waits forever (glibc's keeps its waiters' count too).
+//! Process-shared condition variables and mutexes in shared memory work across `fork` when
+//! parent and child both run this library.
+//!
+//! Differences from glibc that a program can see: a null deadline is `EINVAL` where glibc would
+//! crash; a process-shared condition variable is not interchangeable with glibc's (all processes
+//! using one must run this library). Destroying a held mutex is `EBUSY` for ours as for glibc's
+//! (glibc destroys a held robust mutex, but those are glibc's anyway). The tests compare every
+//! other answer with glibc's.
 //!
 //! Normal mutexes keep POSIX's rules: unlocking a mutex the caller does not hold, or locking one
 //! it already holds, is undefined (on a queue lock it deadlocks).
@@ -171,51 +194,6 @@ pub unsafe extern "C" fn pthread_cond_init(
 pub unsafe extern "C" fn pthread_cond_destroy(c: *mut pthread_cond_t) -> c_int {
     // SAFETY: forwarded from the caller.
     unsafe { cond::destroy(c) }
-}
-
-/// `pthread_cond_wait(3)`.
-///
-/// # Safety
-///
-/// POSIX's contract: `c` and `m` are initialised and the caller holds `m`.
-#[cfg_attr(not(test), unsafe(no_mangle))]
-pub unsafe extern "C" fn pthread_cond_wait(
-    c: *mut pthread_cond_t,
-    m: *mut pthread_mutex_t,
-) -> c_int {
-    // SAFETY: forwarded from the caller.
-    unsafe { cond::wait(c, m, None, core::ptr::null(), false) }
-}
-
-/// `pthread_cond_timedwait(3)`: an absolute deadline on the condition variable's clock.
-///
-/// # Safety
-///
-/// POSIX's contract: `c` and `m` are initialised, the caller holds `m`, `abs` points to a timespec.
-#[cfg_attr(not(test), unsafe(no_mangle))]
-pub unsafe extern "C" fn pthread_cond_timedwait(
-    c: *mut pthread_cond_t,
-    m: *mut pthread_mutex_t,
-    abs: *const timespec,
-) -> c_int {
-    // SAFETY: forwarded from the caller.
-    unsafe { cond::wait(c, m, None, abs, true) }
-}
-
-/// `pthread_cond_clockwait(3)`: an absolute deadline on `clock`.
-///
-/// # Safety
-///
-/// POSIX's contract: `c` and `m` are initialised, the caller holds `m`, `abs` points to a timespec.
-#[cfg_attr(not(test), unsafe(no_mangle))]
-pub unsafe extern "C" fn pthread_cond_clockwait(
-    c: *mut pthread_cond_t,
-    m: *mut pthread_mutex_t,
-    clock: clockid_t,
-    abs: *const timespec,
-) -> c_int {
-    // SAFETY: forwarded from the caller.
-    unsafe { cond::wait(c, m, Some(clock), abs, true) }
 }
 
 /// `pthread_cond_signal(3)`.

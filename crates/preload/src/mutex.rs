@@ -241,22 +241,13 @@ where
     unsafe { body::<L>(m) }.is_locked()
 }
 
-/// Whether `t` is a valid absolute time (POSIX: nanoseconds in 0..1e9).
-pub(crate) fn valid_timespec(t: *const timespec) -> bool {
-    if t.is_null() {
-        return false;
-    }
-    // SAFETY: non-null pointers given to the timed functions point to a timespec (POSIX).
-    let t = unsafe { &*t };
-    t.tv_sec >= 0 && (0..1_000_000_000).contains(&t.tv_nsec)
-}
-
-pub(crate) fn now(clock: clockid_t) -> timespec {
+fn now(clock: clockid_t) -> timespec {
     let mut t = timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: `t` is a valid out-pointer; the clock was validated by the caller.
+    // SAFETY: `t` is a valid out-pointer; the clock was validated by the caller. (clock_gettime
+    // is not a cancellation point.)
     unsafe { libc::clock_gettime(clock, &mut t) };
     t
 }
@@ -265,10 +256,53 @@ fn before(a: &timespec, b: &timespec) -> bool {
     (a.tv_sec, a.tv_nsec) < (b.tv_sec, b.tv_nsec)
 }
 
+/// `t` plus `ns` nanoseconds (`t` normalised, `ns` below one second), saturating at the largest
+/// `time_t` rather than overflowing: a deadline may be `LONG_MAX` seconds.
+fn plus_ns(t: &timespec, ns: i64) -> timespec {
+    // time_t and c_long are both i64 on the 64-bit Linux targets this library supports; both
+    // summands are below 1e9, so the sum cannot overflow.
+    let nsec = t.tv_nsec + ns;
+    if nsec >= 1_000_000_000 {
+        timespec {
+            tv_sec: t.tv_sec.saturating_add(1),
+            tv_nsec: nsec - 1_000_000_000,
+        }
+    } else {
+        timespec {
+            tv_sec: t.tv_sec,
+            tv_nsec: nsec,
+        }
+    }
+}
+
+/// Sleeps until `until` on `clock` (or a signal): `clock_nanosleep` with `TIMER_ABSTIME` as a
+/// raw system call. The libc function is a cancellation point and a timed lock is not one
+/// (POSIX, XSH 2.9.5.2 "Cancellation Points"; pthreads(7)): through libc, a pending
+/// cancellation would be acted on inside `pthread_mutex_timedlock` and unwind through this
+/// library's Rust frames.
+fn sleep_until(clock: clockid_t, until: &timespec) {
+    // SAFETY: `until` is a valid timespec for the duration of the call; no remainder is wanted
+    // (null) with an absolute time.
+    unsafe {
+        libc::syscall(
+            libc::SYS_clock_nanosleep,
+            clock,
+            libc::TIMER_ABSTIME,
+            until as *const timespec,
+            core::ptr::null_mut::<timespec>(),
+        )
+    };
+}
+
 /// Timed acquisition: our queue locks cannot leave their queue, so a timed acquisition does not
 /// join it. It polls `try_lock`, first spinning briefly, then sleeping with a backoff that
 /// doubles from 1 µs to at most 1 ms (and never past the deadline). It is not FIFO with respect
 /// to queued waiters; it never returns `ETIMEDOUT` before the deadline has passed on `clock`.
+///
+/// Its answers follow glibc's (2.36) for a normal mutex: a free mutex is taken whatever the
+/// deadline; otherwise a negative `tv_sec` is `ETIMEDOUT` and a `tv_nsec` outside 0..1e9 is
+/// `EINVAL`. Deadlines are compared, never subtracted, and advanced with saturation, so any
+/// `tv_sec` (`LONG_MAX` included) is safe.
 ///
 /// # Safety
 ///
@@ -286,11 +320,17 @@ where
     if unsafe { trylock_as::<L>(m, kind) } == 0 {
         return 0;
     }
-    if !valid_timespec(abs) {
+    if abs.is_null() {
         return libc::EINVAL;
     }
-    // SAFETY: validated non-null above.
+    // SAFETY: non-null pointers given to the timed functions point to a timespec (POSIX).
     let deadline = unsafe { *abs };
+    if deadline.tv_sec < 0 {
+        return libc::ETIMEDOUT;
+    }
+    if !(0..1_000_000_000).contains(&deadline.tv_nsec) {
+        return libc::EINVAL;
+    }
     for _ in 0..64 {
         core::hint::spin_loop();
         // SAFETY: forwarded from the caller.
@@ -304,16 +344,15 @@ where
         if !before(&t, &deadline) {
             return libc::ETIMEDOUT;
         }
-        // time_t and c_long are both i64 on the 64-bit Linux targets this library supports.
-        let left: i64 =
-            (deadline.tv_sec - t.tv_sec) * 1_000_000_000 + (deadline.tv_nsec - t.tv_nsec);
-        let nap = backoff_ns.min(left).max(1);
-        let req = timespec {
-            tv_sec: 0,
-            tv_nsec: nap as libc::c_long,
-        };
-        // SAFETY: `req` is a valid timespec below one second; no remainder is wanted.
-        unsafe { libc::nanosleep(&req, core::ptr::null_mut()) };
+        let nap_end = plus_ns(&t, backoff_ns);
+        sleep_until(
+            clock,
+            if before(&nap_end, &deadline) {
+                &nap_end
+            } else {
+                &deadline
+            },
+        );
         backoff_ns = (backoff_ns * 2).min(1_000_000);
         // SAFETY: forwarded from the caller.
         if unsafe { trylock_as::<L>(m, kind) } == 0 {

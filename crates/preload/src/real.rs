@@ -3,8 +3,8 @@
 //! `dlsym` on a glibc that lacks that version node), and cached after the first look-up.
 //!
 //! They serve the mutex kinds this library does not implement (recursive, error-checking,
-//! robust, process-shared, priority protocols), process-shared condition variables, and every
-//! call when `WELLTEMPERED_LOCK` names no known lock.
+//! robust, process-shared, priority protocols), and every call when `WELLTEMPERED_LOCK` names no
+//! known lock.
 
 use core::ffi::{CStr, c_int, c_void};
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -82,9 +82,20 @@ real_fns! {
     pthread_mutex_clocklock(m: *mut pthread_mutex_t, c: clockid_t, t: *const timespec) @ "GLIBC_2.34";
     pthread_cond_init(c: *mut pthread_cond_t, a: *const pthread_condattr_t) @ "GLIBC_2.3.2";
     pthread_cond_destroy(c: *mut pthread_cond_t) @ "GLIBC_2.3.2";
-    pthread_cond_wait(c: *mut pthread_cond_t, m: *mut pthread_mutex_t) @ "GLIBC_2.3.2";
-    pthread_cond_timedwait(c: *mut pthread_cond_t, m: *mut pthread_mutex_t, t: *const timespec) @ "GLIBC_2.3.2";
-    pthread_cond_clockwait(c: *mut pthread_cond_t, m: *mut pthread_mutex_t, k: clockid_t, t: *const timespec) @ "GLIBC_2.34";
     pthread_cond_signal(c: *mut pthread_cond_t) @ "GLIBC_2.3.2";
     pthread_cond_broadcast(c: *mut pthread_cond_t) @ "GLIBC_2.3.2";
+}
+
+/// The address of glibc's `pthread_cond_wait` (`which` 0), `pthread_cond_timedwait` (1) or
+/// `pthread_cond_clockwait` (2), for the C wrappers of `src/condwait.c` to call themselves: a
+/// cancellation inside glibc's wait then unwinds through C frames only.
+pub(crate) fn cond_wait_address(which: c_int) -> *mut c_void {
+    static SLOTS: [AtomicPtr<c_void>; 3] = [const { AtomicPtr::new(core::ptr::null_mut()) }; 3];
+    let (name, version) = match which {
+        0 => (c"pthread_cond_wait", c"GLIBC_2.3.2"),
+        1 => (c"pthread_cond_timedwait", c"GLIBC_2.3.2"),
+        _ => (c"pthread_cond_clockwait", c"GLIBC_2.34"),
+    };
+    let slot = &SLOTS[usize::try_from(which).unwrap_or(2).min(2)];
+    resolve(slot, name, version)
 }

@@ -1,6 +1,14 @@
 //! The C programs in `tests/c/`, compiled here and run with and without the preload library,
 //! under every lock of `LockKind`: each must succeed and print exactly what it prints on glibc's
 //! own locks.
+//!
+//! Conformance: the Open POSIX Test Suite is not usable here (Debian's `posixtestsuite` package,
+//! 1.5.2 in bookworm, ships only the log of a run, not the tests), so the cases it would cover
+//! for `pthread_mutex_*` and `pthread_cond_*` are C programs of their own (`conddestroy`,
+//! `condcancel`, `timedcancel`, `condrobust`, `condpshared`, `deadlines`, `condkinds`,
+//! `condsignal`), which print their results so that every answer is compared with glibc's.
+//! Programs that could hang on a regression (a lost wake-up, a waiter that never leaves) arm
+//! `alarm()` and fail instead.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -189,6 +197,63 @@ fn a_malloc_that_locks_mutexes_does_not_recurse() {
     every_kind("mallocmutex", &[]);
 }
 
+/// The POSIX `pthread_cond_destroy` example: broadcast, unlock, destroy and free while the woken
+/// waiters are still leaving; a waiter's late write into the freed (and reused) memory shows.
+#[test]
+fn destroy_while_woken_waiters_leave() {
+    every_kind_scaled("conddestroy", &["3", "150"], &["3", "30"]);
+}
+
+/// Process-shared condition variables: with one of our mutexes in one process, and with a
+/// process-shared mutex in shared memory across `fork`.
+#[test]
+fn process_shared_condition_variables() {
+    every_kind_scaled("condpshared", &["500"], &["50"]);
+}
+
+/// A robust mutex's owner dies while another thread waits on a condition variable with it: the
+/// wait returns `EOWNERDEAD` (and `ENOTRECOVERABLE` once the mutex is unrecoverable).
+#[test]
+fn robust_owner_death_inside_a_condition_wait() {
+    every_kind("condrobust", &[]);
+}
+
+/// Condition waits are cancellation points; the mutex is held when the cleanup handlers run; a
+/// cancelled waiter does not swallow a signal; waiters cancelled at arbitrary moments leave the
+/// condition variable and the mutex in order.
+#[test]
+fn condition_waits_are_cancellation_points() {
+    every_kind_scaled("condcancel", &["200"], &["20"]);
+}
+
+/// Timed mutex acquisitions are not cancellation points, even while they sleep.
+#[test]
+fn timed_locks_are_not_cancellation_points() {
+    every_kind("timedcancel", &[]);
+}
+
+/// Far-future (`LONG_MAX`), past, negative and invalid deadlines of every timed call on both
+/// clocks give glibc's answers; `ETIMEDOUT` never comes early.
+#[test]
+fn far_future_past_and_invalid_deadlines() {
+    every_kind("deadlines", &[]);
+}
+
+/// A signal sent outside the mutex unblocks a thread that was waiting before it, not one that
+/// started waiting after it; a stress mix of signals, broadcasts and timed-out waiters loses no
+/// wake-up.
+#[test]
+fn signal_wakes_a_waiter_blocked_before_it() {
+    every_kind_scaled("condsignal", &["8", "5000"], &["8", "300"]);
+}
+
+/// Condition waits with every kind of mutex (the library's and glibc's), on private and
+/// process-shared condition variables.
+#[test]
+fn condition_waits_with_every_mutex_kind() {
+    every_kind("condkinds", &[]);
+}
+
 #[test]
 fn unknown_lock_name_falls_back_to_glibc_with_one_message() {
     let exe = program("buffer");
@@ -212,6 +277,39 @@ fn unknown_lock_name_falls_back_to_glibc_with_one_message() {
         err.contains("hemlock-park"),
         "the message lists the valid names: {err}"
     );
+}
+
+/// With an unknown lock name, glibc serves every call, the condition waits included: they are
+/// exported by the library's C wrappers, which then call glibc's own functions (so glibc's
+/// cancellation unwinds through C frames only), and each program prints what it prints on glibc.
+#[test]
+fn glibc_fallback_serves_waits_cancellation_and_shared_objects() {
+    for (name, args) in [
+        ("condcancel", &[][..]),
+        ("condpshared", &["200"][..]),
+        ("condrobust", &[][..]),
+        ("deadlines", &[][..]),
+        ("conddestroy", &["3", "300"][..]),
+    ] {
+        let exe = program(name);
+        let base = run(&exe, args, &[], false);
+        assert!(
+            base.status.success(),
+            "{name} on glibc: {}",
+            describe(&base)
+        );
+        let o = run(&exe, args, &[("WELLTEMPERED_LOCK", "no-such-lock")], true);
+        assert!(
+            o.status.success(),
+            "{name} on the fallback: {}",
+            describe(&o)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&base.stdout),
+            "{name} on the fallback printed something else than on glibc"
+        );
+    }
 }
 
 #[test]
@@ -252,4 +350,49 @@ fn glibc_kinds_are_counted_separately() {
         n >= 8,
         "the recursive and error-checking locks went to glibc: {line}"
     );
+}
+
+/// A program that keeps creating threads allocates per-thread lock state (Hemlock Grants, queue
+/// nodes) for the threads alive at once, not for every thread it ever ran: exited threads give
+/// theirs back (a POSIX key destructor, which runs in C threads too).
+#[test]
+fn exited_threads_give_their_lock_state_back() {
+    let exe = program("threadchurn");
+    let rounds = "400";
+    let want = run(&exe, &[rounds], &[], false);
+    assert!(want.status.success(), "{}", describe(&want));
+    for kind in [
+        "hemlock-park",
+        "hemlock-overlap-park",
+        "hemlock-ah-park",
+        "mcs-park",
+        "clh-park",
+        "mutex",
+    ] {
+        let o = run(
+            &exe,
+            &[rounds],
+            &[
+                ("WELLTEMPERED_LOCK", kind),
+                ("WELLTEMPERED_PRELOAD_STATS", "1"),
+            ],
+            true,
+        );
+        assert!(o.status.success(), "{kind}: {}", describe(&o));
+        assert_eq!(o.stdout, want.stdout, "{kind}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let line = err
+            .lines()
+            .find(|l| l.contains("per-thread state allocated"))
+            .unwrap_or_else(|| panic!("{kind}: {err}"));
+        let numbers: Vec<usize> = line
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|w| !w.is_empty())
+            .map(|w| w.parse().unwrap())
+            .collect();
+        let (grants, nodes) = (numbers[0], numbers[1]);
+        // 800 threads ran, at most three at a time (the two workers and the main thread).
+        assert!(grants <= 6, "{kind}: {grants} Grants for 800 threads");
+        assert!(nodes <= 48, "{kind}: {nodes} queue nodes for 800 threads");
+    }
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CHECK(call)                                                                 \
     do {                                                                            \
@@ -47,3 +48,7 @@ static inline int not_before(clockid_t clock, struct timespec when) {
     clock_gettime(clock, &now);
     return now.tv_sec > when.tv_sec || (now.tv_sec == when.tv_sec && now.tv_nsec >= when.tv_nsec);
 }
+
+/* A watchdog: a program that hangs (a lost wake-up, a waiter never leaving) is killed by SIGALRM
+ * after `seconds` and fails, instead of hanging the test run. Not inherited across fork(). */
+static inline void watchdog(unsigned seconds) { alarm(seconds); }
