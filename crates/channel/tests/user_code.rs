@@ -294,8 +294,13 @@ fn recv_guard_drop_reenters() {
 #[test]
 fn forgotten_recv_guard() {
     // `mem::forget` is safe: a forgotten guard must not lead to a double drop. With one
-    // receiver the element stays at the head (it was only lent); with several it is leaked.
+    // receiver the element stays at the head (it was only lent); with several it is leaked,
+    // and so is its segment (its read count never completes), which Miri would report as a
+    // leak: that case runs natively only (leaking is what `mem::forget` is allowed to do).
     for shared in [false, true] {
+        if shared && cfg!(miri) {
+            continue;
+        }
         static DROPS: AtomicUsize = AtomicUsize::new(0);
         let drops = &DROPS;
         drops.store(0, Ordering::SeqCst);
