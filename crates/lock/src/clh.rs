@@ -15,8 +15,8 @@
 //!
 //! Node lifetime: since nodes migrate, a node must not live in a thread's storage (freed at
 //! thread exit while another thread still holds it). Nodes are the leaked, never-freed
-//! queue nodes of [`Mcs`](crate::Mcs), with its per-thread cache and ABA-free global pool
-//! (push / take all), so no steady-state lock operation allocates. A thread that keeps giving its
+//! queue nodes of [`Mcs`](crate::Mcs), with its per-thread cache and ABA-free global pool,
+//! so no steady-state lock operation allocates. A thread that keeps giving its
 //! node away (contended unlocks) and adopting its predecessor's (contended locks) ends with as
 //! many nodes as it started with plus what it adopted: the surplus flows through the global pool.
 //!

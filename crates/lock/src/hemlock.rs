@@ -147,58 +147,34 @@ pub fn grants_allocated() -> usize {
     return 0;
 }
 
-/// A pool of free Grants: *push one* and *take all* (swap the head with null), which are immune
-/// to ABA. Plain and Overlap Grants keep separate pools (see [`crate::HemlockOverlap`]).
 #[cfg(not(loom))]
-pub(crate) struct GrantPool(std::sync::atomic::AtomicPtr<Grant>);
+impl crate::reclaim::Linked for Grant {
+    fn free_link(&self) -> &std::sync::atomic::AtomicPtr<Grant> {
+        &self.free
+    }
+}
+
+/// A pool of free Grants. Plain and Overlap Grants keep separate pools (see
+/// [`crate::HemlockOverlap`]).
+#[cfg(not(loom))]
+pub(crate) struct GrantPool(crate::reclaim::FreeStack<Grant>);
 
 #[cfg(not(loom))]
 impl GrantPool {
     pub(crate) const fn new() -> Self {
-        GrantPool(std::sync::atomic::AtomicPtr::new(ptr::null_mut()))
+        GrantPool(crate::reclaim::FreeStack::new())
     }
 
-    /// A Grant from the pool, or a newly allocated one; the caller's alone from now.
+    /// A Grant from the pool, or a newly allocated one; the caller's alone from now. The
+    /// stack's flag orders the giver's last accesses before our use.
     pub(crate) fn take(&self) -> *const Grant {
-        use std::sync::atomic::Ordering as O;
-        if self.0.load(O::Relaxed).is_null() {
-            return leak_grant();
-        }
-        // Acquire: pairs with the Release of `give`, so the giver's last accesses (and the
-        // `free` links) happen before our use.
-        let first = self.0.swap(ptr::null_mut(), O::Acquire);
-        if first.is_null() {
-            return leak_grant();
-        }
-        // SAFETY: the taken list is ours alone; Grants are never freed.
-        let rest = unsafe { &*first }.free.load(Ordering::Relaxed);
-        let mut p = rest;
-        while !p.is_null() {
-            // SAFETY: as above.
-            let next = unsafe { &*p }.free.load(Ordering::Relaxed);
-            self.give(p);
-            p = next;
-        }
-        first
+        let g = self.0.pop();
+        if g.is_null() { leak_grant() } else { g }
     }
 
     /// Gives a Grant that its thread will not use again to the pool.
     pub(crate) fn give(&self, g: *const Grant) {
-        use std::sync::atomic::Ordering as O;
-        let g = g.cast_mut();
-        let mut head = self.0.load(O::Relaxed);
-        loop {
-            // SAFETY: `g` is ours until the CAS publishes it; Grants are never freed.
-            unsafe { &*g }.free.store(head, Ordering::Relaxed);
-            // Release: our accesses to the Grant and its link before the taker's.
-            match self
-                .0
-                .compare_exchange_weak(head, g, O::Release, O::Relaxed)
-            {
-                Ok(_) => return,
-                Err(h) => head = h,
-            }
-        }
+        self.0.push(g.cast_mut());
     }
 }
 

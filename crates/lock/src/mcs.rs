@@ -12,9 +12,8 @@
 //! moved on (the MCS releaser waking its successor; the CLH releaser waking a sleeper on the
 //! node it gave away) can at worst cause a spurious wake-up, never a use-after-free. Free nodes
 //! sit in a per-thread cache (a `const`, destructor-free thread-local stack of at most
-//! [`NODE_CACHE`] nodes) refilled from, and overflowing into, a global pool: a Treiber stack
-//! whose only operations are *push* and *take all* (swap the head with null), which are immune to
-//! ABA. Every node ever allocated is also linked into an append-only global list, so all of them
+//! [`NODE_CACHE`] nodes) refilled from, and overflowing into, a global pool (a stack behind a
+//! spin flag, free of ABA: see `reclaim.rs`). Every node ever allocated is also linked into an append-only global list, so all of them
 //! stay reachable (and countable: [`queue_nodes_allocated`]). In the steady state no lock
 //! operation allocates: a thread holding `k` locks at once needs `k` nodes, which the cache or
 //! pool provides after the first time. At thread exit the cached nodes of that thread go back to
@@ -66,13 +65,20 @@ impl QNode {
 }
 
 #[cfg(not(loom))]
+impl crate::reclaim::Linked for QNode {
+    fn free_link(&self) -> &std::sync::atomic::AtomicPtr<QNode> {
+        &self.next
+    }
+}
+
+#[cfg(not(loom))]
 mod pool {
     use super::QNode;
     use core::ptr;
     use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
-    /// Free nodes: push one / take all.
-    pub(super) static FREE: AtomicPtr<QNode> = AtomicPtr::new(ptr::null_mut());
+    /// Free nodes (given back by exited threads and by caches that overflowed).
+    pub(super) static FREE: crate::reclaim::FreeStack<QNode> = crate::reclaim::FreeStack::new();
     /// Every node ever allocated, linked through `QNode::all` (push only).
     pub(super) static ALL: AtomicPtr<QNode> = AtomicPtr::new(ptr::null_mut());
     /// How many nodes were ever allocated.
@@ -143,45 +149,14 @@ pub(crate) fn alloc_node() -> &'static QNode {
     unsafe { &*n }
 }
 
-/// The slow path of [`alloc_node`]: the global pool (the rest of it into the thread's cache),
-/// else a fresh leaked allocation.
+/// The slow path of [`alloc_node`]: a node from the global pool, else a fresh leaked
+/// allocation.
 #[cold]
 fn take_from_pool() -> *mut QNode {
     #[cfg(not(loom))]
     {
-        // Acquire: pairs with the Release push, so the `next` links are visible.
-        let list = pool::FREE.swap(ptr::null_mut(), std::sync::atomic::Ordering::Acquire);
-        if !list.is_null() {
-            // SAFETY: the taken list is ours alone; its nodes are never freed.
-            let rest = unsafe { &*list }.next.load(Ordering::Relaxed);
-            // Up to NODE_CACHE of the rest go to this thread's cache, the others back to the
-            // pool (exited threads fill the pool: one taker must not hoard it).
-            let mut k = 0;
-            let mut last: *mut QNode = ptr::null_mut();
-            let mut p = rest;
-            while !p.is_null() && k < NODE_CACHE {
-                k += 1;
-                last = p;
-                // SAFETY: as above.
-                p = unsafe { &*p }.next.load(Ordering::Relaxed);
-            }
-            if !last.is_null() {
-                // SAFETY: as above.
-                unsafe { &*last }
-                    .next
-                    .store(ptr::null_mut(), Ordering::Relaxed);
-            }
-            while !p.is_null() {
-                // SAFETY: as above.
-                let next = unsafe { &*p }.next.load(Ordering::Relaxed);
-                push_global(p);
-                p = next;
-            }
-            CACHE.with(|c| c.set(rest));
-            CACHED.with(|c| c.set(k));
-            return list;
-        }
-        pool::fresh()
+        let n = pool::FREE.pop();
+        if n.is_null() { pool::fresh() } else { n }
     }
     #[cfg(loom)]
     Box::into_raw(Box::new(QNode::new()))
@@ -226,23 +201,7 @@ pub(crate) fn free_node(n: &'static QNode) {
 /// the node leaks, which a model run tolerates).
 fn push_global(n: *mut QNode) {
     #[cfg(not(loom))]
-    {
-        let mut head = pool::FREE.load(std::sync::atomic::Ordering::Relaxed);
-        loop {
-            // SAFETY: the node is ours until the CAS publishes it.
-            unsafe { &*n }.next.store(head, Ordering::Relaxed);
-            // Release: publishes the `next` link to the thread that takes the list.
-            match pool::FREE.compare_exchange_weak(
-                head,
-                n,
-                std::sync::atomic::Ordering::Release,
-                std::sync::atomic::Ordering::Relaxed,
-            ) {
-                Ok(_) => return,
-                Err(h) => head = h,
-            }
-        }
-    }
+    pool::FREE.push(n);
     #[cfg(loom)]
     let _ = n;
 }

@@ -21,6 +21,15 @@
 //! exit) takes a Grant or node again and registers again; glibc repeats destructors up to
 //! `PTHREAD_DESTRUCTOR_ITERATIONS` (4) times, after which such late state is not given back.
 //! If the process has no key left (`EAGAIN`), nothing is given back: the old behaviour.
+//!
+//! The pools are [`FreeStack`]s: a stack behind a test-and-test-and-set flag. A lock-free
+//! stack's pop has the ABA problem (a block popped, reused and pushed back between a popper's
+//! read of the head and its compare-and-swap would hand out a block twice), and a *take all*
+//! pop, which avoids it, leaves the pool looking empty while the taker puts the rest back, so
+//! that a concurrent first use allocates: under churn the pool then grows without bound. The
+//! flag is held for a few instructions, only on a thread's first lock operation, at its exit,
+//! and when a thread's node cache overflows, and it waits by spinning and yielding, not on
+//! anything this crate or the preload library interposes.
 
 #[cfg(all(unix, not(loom)))]
 mod imp {
@@ -92,6 +101,89 @@ mod imp {
 
 #[cfg(all(unix, not(loom)))]
 pub(crate) use imp::register_thread;
+
+/// A block that can sit in a [`FreeStack`]: it lends one of its links for the stack's use.
+#[cfg(not(loom))]
+pub(crate) trait Linked: Sized {
+    /// The link the stack uses while the block is in it.
+    fn free_link(&self) -> &core::sync::atomic::AtomicPtr<Self>;
+}
+
+/// A stack of never-freed blocks behind a spin flag (see the module documentation).
+#[cfg(not(loom))]
+pub(crate) struct FreeStack<T> {
+    head: core::sync::atomic::AtomicPtr<T>,
+    busy: core::sync::atomic::AtomicBool,
+}
+
+#[cfg(not(loom))]
+impl<T: Linked> FreeStack<T> {
+    /// An empty stack.
+    pub(crate) const fn new() -> Self {
+        FreeStack {
+            head: core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()),
+            busy: core::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    fn lock(&self) {
+        use core::sync::atomic::Ordering;
+        let mut spins = 0u32;
+        // Acquire: the previous holder's changes to the stack and to the blocks it handled.
+        while self
+            .busy
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            while self.busy.load(Ordering::Relaxed) {
+                spins += 1;
+                if spins < 64 {
+                    core::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        }
+    }
+
+    fn unlock(&self) {
+        // Release: our changes before the next holder's.
+        self.busy
+            .store(false, core::sync::atomic::Ordering::Release);
+    }
+
+    /// Pushes a block nobody uses any more.
+    pub(crate) fn push(&self, block: *mut T) {
+        use core::sync::atomic::Ordering;
+        self.lock();
+        // Relaxed: under the flag.
+        let head = self.head.load(Ordering::Relaxed);
+        // SAFETY: blocks are never freed, and this one is ours until pushed.
+        unsafe { &*block }
+            .free_link()
+            .store(head, Ordering::Relaxed);
+        self.head.store(block, Ordering::Relaxed);
+        self.unlock();
+    }
+
+    /// Pops a block (null when empty); the caller's alone from then on.
+    pub(crate) fn pop(&self) -> *mut T {
+        use core::sync::atomic::Ordering;
+        // Relaxed: a hint only; an empty-looking stack is re-read under the flag.
+        if self.head.load(Ordering::Relaxed).is_null() {
+            return core::ptr::null_mut();
+        }
+        self.lock();
+        let top = self.head.load(Ordering::Relaxed);
+        if !top.is_null() {
+            // SAFETY: blocks are never freed; under the flag the top is ours to unlink.
+            let next = unsafe { &*top }.free_link().load(Ordering::Relaxed);
+            self.head.store(next, Ordering::Relaxed);
+        }
+        self.unlock();
+        top
+    }
+}
 
 /// Nothing to register where there are no POSIX keys (or under loom, whose threads end with
 /// the model).

@@ -5,6 +5,7 @@
 #![cfg(not(loom))]
 
 use lock_api::Mutex;
+use std::sync::Arc;
 use welltempered_lock::{
     Clh, Hemlock, HemlockAh, HemlockOverlapPark, McsPark, grants_allocated, queue_nodes_allocated,
 };
@@ -12,16 +13,22 @@ use welltempered_lock::{
 #[test]
 fn thread_after_thread_reuses_grants_and_nodes() {
     let threads = if cfg!(miri) { 20 } else { 500 };
-    let a = Mutex::<Hemlock, u64>::new(0);
-    let b = Mutex::<HemlockOverlapPark, u64>::new(0);
-    let c = Mutex::<McsPark, u64>::new(0);
-    let d = Mutex::<Clh, u64>::new(0);
-    let e = Mutex::<HemlockAh, u64>::new(0);
+    let locks = Arc::new((
+        Mutex::<Hemlock, u64>::new(0),
+        Mutex::<HemlockOverlapPark, u64>::new(0),
+        Mutex::<McsPark, u64>::new(0),
+        Mutex::<Clh, u64>::new(0),
+        Mutex::<HemlockAh, u64>::new(0),
+    ));
     for _ in 0..threads {
-        std::thread::scope(|s| {
-            // Two threads at a time, so that the locks are contended now and then.
-            for _ in 0..2 {
-                s.spawn(|| {
+        // Two threads at a time, so that the locks are contended now and then. Joined with
+        // `JoinHandle::join` (pthread_join), which returns after the thread's key destructors
+        // ran: `thread::scope` only waits for the closures.
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                let l = Arc::clone(&locks);
+                std::thread::spawn(move || {
+                    let (a, b, c, d, e) = &*l;
                     for _ in 0..10 {
                         // Several locks held at once: several queue nodes per thread.
                         let mut ga = a.lock();
@@ -35,12 +42,15 @@ fn thread_after_thread_reuses_grants_and_nodes() {
                         drop((gd, gc, gb, ga));
                         *e.lock() += 1;
                     }
-                });
-            }
-        });
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
     }
-    assert_eq!(*a.lock(), threads * 20);
-    assert_eq!(*e.lock(), threads * 20);
+    assert_eq!(*locks.0.lock(), threads * 20);
+    assert_eq!(*locks.4.lock(), threads * 20);
     // At most two threads (plus this one, for the final checks) ever used the locks at once:
     // a Grant of each kind and a few queue nodes per live thread; never one per thread run.
     let grants = grants_allocated();
