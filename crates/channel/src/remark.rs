@@ -47,9 +47,12 @@ pub(crate) fn line(
     s
 }
 
-/// Prints a remark line on stderr.
+/// Prints a remark line on stderr. Never panics (`eprintln!` does when stderr fails, e.g. a
+/// closed pipe): remarks are printed in the middle of `clone` and `drop`, after the handle
+/// count has changed, where an unwind would leave the count wrong for good.
 pub(crate) fn emit(line: &str) {
-    eprintln!("{line}");
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 #[cfg(test)]
