@@ -23,7 +23,7 @@ use crate::error::{
 };
 use crate::eventcount::EventCount;
 use crate::progress::{Progress, ProgressGuarantee};
-use crate::queue::{Claim, Queue};
+use crate::queue::{Claim, Queue, Refused};
 use crate::remark;
 use crate::sync::{Arc, AtomicUsize, Ordering, spin_loop, yield_now};
 use core::cell::Cell;
@@ -202,16 +202,26 @@ impl<T> Chan<T> {
     /// Pushes with the discipline the sender count selects; hands the value back when full.
     /// The caller holds a `Sender` of this channel (and so is on the one thread that can use it).
     #[inline]
-    fn push(&self, value: T) -> Result<usize, T> {
-        // Acquire: pairs with departed senders' release, making their pushes visible before a
-        // return to the single discipline.
-        if self.counts.senders.load(Ordering::Acquire) == 1 {
+    fn push(&self, mut value: T) -> Result<usize, T> {
+        loop {
+            // Acquire: pairs with departed senders' release, making their pushes visible
+            // before a return to the single discipline.
+            if self.counts.senders.load(Ordering::Acquire) != 1 {
+                return self.queue.push_shared(value, self.cap);
+            }
             // SAFETY: one sender exists and the caller holds it through a `!Sync` handle, so
             // this thread is the only producer; the count can only grow from this thread, and
             // every earlier push happened before (see the module docs).
-            unsafe { self.queue.push_single(value, self.cap) }
-        } else {
-            self.queue.push_shared(value, self.cap)
+            match unsafe { self.queue.push_single(value, self.cap) } {
+                Ok(index) => return Ok(index),
+                Err(Refused::Full(v)) => return Err(v),
+                Err(Refused::NeedSegment(v)) => {
+                    // Allocating runs user code (the global allocator): with nothing half
+                    // done, and the count read again after it.
+                    value = v;
+                    self.queue.stock_segment();
+                }
+            }
         }
     }
 
@@ -731,11 +741,11 @@ impl<T> Receiver<T> {
                 // SAFETY: as in `Chan::claim`, the only receiver is ours, on this thread; and
                 // `buf` has room for `spare` elements.
                 let k = unsafe { chan.queue.take_run_single(spare, buf) };
-                n += k;
-                ran |= k > 0;
-                if k < spare {
+                if k == 0 {
                     break;
                 }
+                n += k;
+                ran = true;
                 continue;
             }
             // One complete receive, then `push` (which may grow `buf`).

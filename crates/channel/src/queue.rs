@@ -163,6 +163,14 @@ impl<T> Claim<T> {
     }
 }
 
+/// Why [`Queue::push_single`] handed its value back.
+pub(crate) enum Refused<T> {
+    /// The queue holds its capacity.
+    Full(T),
+    /// A new segment is needed and none is free: stock one, then push again.
+    NeedSegment(T),
+}
+
 /// The queue: both ends and the free list.
 pub(crate) struct Queue<T> {
     head: CachePadded<End<T>>,
@@ -233,6 +241,27 @@ impl<T> Queue<T> {
 
     /// A segment from the free list, or a new one; its `next` is null.
     fn take_segment(&self) -> *mut Segment<T> {
+        let seg = self.take_free_segment();
+        if seg.is_null() {
+            self.live.fetch_add(1, Ordering::Relaxed);
+            return Segment::alloc();
+        }
+        seg
+    }
+
+    /// Allocates a segment onto the free list, for a single producer to take without calling
+    /// the allocator in the middle of a push (the allocator is user code: it may push on this
+    /// very handle, or clone it for another thread).
+    pub(crate) fn stock_segment(&self) {
+        self.live.fetch_add(1, Ordering::Relaxed);
+        let seg = Segment::alloc();
+        self.free_len.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: a fresh segment, ours alone; a one-element chain (its link is null).
+        unsafe { self.push_chain(&self.free, seg) };
+    }
+
+    /// A segment from the free list (null if it is empty); its `next` is null.
+    fn take_free_segment(&self) -> *mut Segment<T> {
         let mut seg = ptr::null_mut();
         if !self.free.load(Ordering::Relaxed).is_null() {
             // Acquire: pairs with the release of the pushes, so the segments' links and the
@@ -240,8 +269,7 @@ impl<T> Queue<T> {
             seg = self.free.swap(ptr::null_mut(), Ordering::Acquire);
         }
         if seg.is_null() {
-            self.live.fetch_add(1, Ordering::Relaxed);
-            return Segment::alloc();
+            return seg;
         }
         self.free_len.fetch_sub(1, Ordering::Relaxed);
         // SAFETY: `seg` came off the free list, so this thread owns it now.
@@ -329,23 +357,33 @@ impl<T> Queue<T> {
     }
 
     /// Single-producer push: plain loads, one release store of the stamp, one store of the
-    /// tail. Returns the index used, or hands `value` back when the queue holds `cap`.
+    /// tail. Returns the index used, or hands `value` back when the queue holds `cap`, or when
+    /// it needs a new segment and the free list is empty: the caller then calls
+    /// [`Queue::stock_segment`] (outside the push, since allocating runs user code) and tries
+    /// again, re-reading the handle count.
     ///
     /// # Safety
     /// The calling thread is the only one pushing, and every earlier push happened before this
     /// call (the handle count's acquire/release provides that on a change of discipline).
     #[inline]
-    pub(crate) unsafe fn push_single(&self, value: T, cap: Option<usize>) -> Result<usize, T> {
+    pub(crate) unsafe fn push_single(
+        &self,
+        value: T,
+        cap: Option<usize>,
+    ) -> Result<usize, Refused<T>> {
         // Relaxed: only this thread writes the tail now, and earlier writers happened before.
         let t = self.tail.index.load(Ordering::Relaxed);
         if let Some(cap) = cap
             && self.full_at(t, cap)
         {
-            return Err(value);
+            return Err(Refused::Full(value));
         }
         let seg = self.tail.seg.load(Ordering::Relaxed);
         if t % SEG == LAST {
-            let next = self.take_segment();
+            let next = self.take_free_segment();
+            if next.is_null() {
+                return Err(Refused::NeedSegment(value));
+            }
             // SAFETY: `seg` is the tail segment, live until its last slot is read. Release:
             // `next`'s null link and contents before it becomes reachable.
             unsafe { (*seg).next.store(next, Ordering::Release) };
@@ -471,7 +509,8 @@ impl<T> Queue<T> {
     ///
     /// No user code runs inside: `out` must have room for `max` more elements, so `push`
     /// never calls the allocator (which could re-enter this receiver, or unwind, while the
-    /// head is not yet published).
+    /// head is not yet published), and the run ends at the first recycled segment (freeing it
+    /// calls the allocator), so it may return fewer than are there.
     ///
     /// # Safety
     /// As [`Queue::claim_single`], and `out.capacity() - out.len() >= max`.
@@ -479,7 +518,7 @@ impl<T> Queue<T> {
         debug_assert!(out.capacity() - out.len() >= max);
         // Relaxed: only this thread writes the head now (see the contract).
         let mut h = self.head.index.load(Ordering::Relaxed);
-        let mut seg = self.head.seg.load(Ordering::Relaxed);
+        let seg = self.head.seg.load(Ordering::Relaxed);
         let mut n = 0;
         while n < max {
             // SAFETY: the head segment is live: only this thread recycles segments now.
@@ -498,13 +537,16 @@ impl<T> Queue<T> {
                 self.head.seg.store(next, Ordering::Relaxed);
                 // Release: as in `finish_single`, before the segment is recycled.
                 self.head.index.store(h + 2, Ordering::Release);
+                // Within capacity (the contract): no allocation, no unwinding.
+                out.push(value);
                 // SAFETY: every slot read and `next` seen: nobody references `seg`.
                 unsafe { self.recycle(seg) };
-                seg = next;
-                h += 2;
-            } else {
-                h += 1;
+                // Recycling may free the segment, which calls the allocator: user code, which
+                // may receive on this very handle. The run ends here, published; the caller
+                // starts another from the head as it is now.
+                return n;
             }
+            h += 1;
             // Within capacity (the contract): no allocation, no unwinding.
             out.push(value);
         }
@@ -755,8 +797,18 @@ mod tests {
     fn filled(n: usize, drops: &'static Counter, panic_at: Option<usize>) -> Queue<Elem> {
         let q = Queue::new();
         for i in 0..n {
-            // SAFETY: this thread is the only producer.
-            assert!(unsafe { q.push_single(Elem(drops, Some(i) == panic_at), None) }.is_ok());
+            let mut e = Elem(drops, Some(i) == panic_at);
+            loop {
+                // SAFETY: this thread is the only producer.
+                match unsafe { q.push_single(e, None) } {
+                    Ok(_) => break,
+                    Err(Refused::NeedSegment(back)) => {
+                        e = back;
+                        q.stock_segment();
+                    }
+                    Err(Refused::Full(_)) => unreachable!("unbounded"),
+                }
+            }
         }
         q
     }

@@ -11,6 +11,8 @@
 //! | an element's `Drop` when the last receiver goes | `discard_on_last_receiver_drop_panics` | `discard_reenters_the_channel`, `discard_drops_the_last_sender` |
 //! | an element's `Drop` when the channel itself is dropped | `queue::tests::drop_panics` (unit test) | `queue::tests::drop_reenters` |
 //! | the allocator, growing `recv_many`'s buffer | - (a global allocator must not unwind: `GlobalAlloc`'s contract) | `allocator_reenters_recv_many` |
+//! | the allocator, when a send needs a new segment | - | `allocator_reenters_send` |
+//! | the allocator, when a receive frees a drained segment | - | `allocator_reenters_receive_when_a_segment_is_freed` |
 //! | a forgotten guard (`mem::forget` is safe) | - | `forgotten_recv_guard` |
 //!
 //! Run under Miri (`cargo +nightly miri test -p welltempered-channel --test user_code`), where
@@ -389,8 +391,24 @@ mod hooked_alloc {
     use std::cell::Cell;
 
     /// The system allocator, which first runs this thread's hook when one is set (not
-    /// recursively).
+    /// recursively), on every allocation and deallocation.
     pub struct Hooked;
+
+    /// Runs this thread's hook, if one is set and not running.
+    fn run_hook() {
+        if let Ok(Some(f)) = HOOK.try_with(|h| h.take()) {
+            struct Restore(*mut dyn FnMut());
+            impl Drop for Restore {
+                fn drop(&mut self) {
+                    let _ = HOOK.try_with(|h| h.set(Some(self.0)));
+                }
+            }
+            let _restore = Restore(f);
+            // SAFETY: set by `with_hook`, whose `hook` outlives the setting; taken out of the
+            // cell while it runs, so never re-entered.
+            unsafe { (*f)() };
+        }
+    }
 
     thread_local! {
         static HOOK: Cell<Option<*mut dyn FnMut()>> = const { Cell::new(None) };
@@ -416,24 +434,14 @@ mod hooked_alloc {
     // SAFETY: every block comes from `System` with the caller's layout.
     unsafe impl GlobalAlloc for Hooked {
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            if let Ok(Some(f)) = HOOK.try_with(|h| h.take()) {
-                struct Restore(*mut dyn FnMut());
-                impl Drop for Restore {
-                    fn drop(&mut self) {
-                        let _ = HOOK.try_with(|h| h.set(Some(self.0)));
-                    }
-                }
-                let _restore = Restore(f);
-                // SAFETY: set by `with_hook`, whose `hook` outlives the setting; taken out of
-                // the cell while it runs, so never re-entered.
-                unsafe { (*f)() };
-            }
+            run_hook();
             // SAFETY: forwarded.
             unsafe { System.alloc(layout) }
         }
         unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
             // SAFETY: forwarded.
-            unsafe { System.dealloc(ptr, layout) }
+            unsafe { System.dealloc(ptr, layout) };
+            run_hook();
         }
     }
 }
@@ -470,6 +478,93 @@ fn allocator_reenters_recv_many() {
             "{shape}: lost or duplicated"
         );
         assert!(!stolen.borrow().is_empty(), "{shape}: the hook never ran");
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+    }
+}
+
+#[test]
+fn allocator_reenters_send() {
+    // A send that needs a new segment calls the allocator, whose hook sends on the same
+    // sender (and the first time, clones it for another thread that sends a run): the push
+    // must not be half done then.
+    const MARK: usize = 1 << 40;
+    for (shape, tx, rx) in shapes::<usize>() {
+        let hooked = std::cell::Cell::new(0usize);
+        let inner = &tx;
+        let mut hook = || {
+            let k = hooked.get();
+            hooked.set(k + 1);
+            inner.send(MARK + k).unwrap();
+            if k == 0 {
+                let tx2 = inner.clone();
+                thread::spawn(move || {
+                    for j in 0..RUN / 4 {
+                        tx2.send(2 * MARK + j).unwrap();
+                    }
+                })
+                .join()
+                .unwrap();
+            }
+        };
+        hooked_alloc::with_hook(&mut hook, || {
+            for i in 0..RUN {
+                tx.send(i).unwrap();
+            }
+        });
+        let got: Vec<usize> = rx.try_iter().collect();
+        let mine: Vec<usize> = got.iter().copied().filter(|&v| v < MARK).collect();
+        let marks: Vec<usize> = got
+            .iter()
+            .copied()
+            .filter(|&v| (MARK..2 * MARK).contains(&v))
+            .collect();
+        let theirs: Vec<usize> = got.iter().copied().filter(|&v| v >= 2 * MARK).collect();
+        assert!(hooked.get() > 0, "{shape}: the hook never ran");
+        assert!(mine == (0..RUN).collect::<Vec<_>>(), "{shape}: the sends");
+        assert!(
+            marks == (MARK..MARK + hooked.get()).collect::<Vec<_>>(),
+            "{shape}: the hook's"
+        );
+        assert!(
+            theirs == (2 * MARK..2 * MARK + RUN / 4).collect::<Vec<_>>(),
+            "{shape}: the clone's"
+        );
+    }
+}
+
+#[test]
+fn allocator_reenters_receive_when_a_segment_is_freed() {
+    // Receiving runs frees drained segments (beyond the one kept spare), which calls the
+    // allocator, whose hook receives on the same receiver: the run must not go on from a
+    // head that moved under it.
+    for (shape, tx, rx) in shapes::<usize>() {
+        let total = 3 * RUN;
+        for i in 0..total {
+            tx.send(i).unwrap();
+        }
+        let stolen = std::cell::RefCell::new(Vec::with_capacity(total));
+        // Room for everything: growing `buf` calls the allocator too, which is tested above.
+        let mut buf = Vec::with_capacity(total);
+        let mut hook = || {
+            if let Ok(v) = rx.try_recv() {
+                stolen.borrow_mut().push(v);
+            }
+        };
+        hooked_alloc::with_hook(&mut hook, || {
+            while buf.len() + stolen.borrow().len() < total {
+                rx.recv_many(&mut buf, total).unwrap();
+            }
+        });
+        let stolen = stolen.into_inner();
+        assert!(!stolen.is_empty(), "{shape}: the hook never received");
+        assert!(buf.is_sorted() && stolen.is_sorted(), "{shape}: order");
+        let mut all = buf;
+        all.extend(stolen);
+        all.sort_unstable();
+        assert!(
+            all == (0..total).collect::<Vec<_>>(),
+            "{shape}: lost or duplicated"
+        );
         assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
     }
 }
