@@ -345,7 +345,27 @@ impl<T> Chan<T> {
     }
 
     /// The blocking send behind `send`, `send_timeout` and `send_deadline`.
-    fn send_until(
+    #[inline]
+    fn send_until(&self, value: T, deadline: Option<Instant>) -> Result<(), SendTimeoutError<T>> {
+        // The fast path: room (and no rendezvous), no waiting machinery.
+        if !self.rendezvous {
+            match self.try_push(value) {
+                Ok(_) => {
+                    self.wake_receivers();
+                    return Ok(());
+                }
+                Err(TrySendError::Disconnected(v)) => {
+                    return Err(SendTimeoutError::Disconnected(v));
+                }
+                Err(TrySendError::Full(v)) => return self.send_wait(v, deadline),
+            }
+        }
+        self.send_wait(value, deadline)
+    }
+
+    /// The waiting part of [`Chan::send_until`] (and every rendezvous send), out of line.
+    #[inline(never)]
+    fn send_wait(
         &self,
         mut value: T,
         deadline: Option<Instant>,
@@ -683,7 +703,19 @@ impl<T> Receiver<T> {
         Err(TryRecvError::Empty)
     }
 
+    #[inline]
     fn recv_until(&self, deadline: Option<Instant>) -> Result<T, RecvTimeoutError> {
+        // The fast path: an element is there (or the channel is over), no waiting machinery.
+        match self.try_recv() {
+            Ok(v) => Ok(v),
+            Err(TryRecvError::Disconnected) => Err(RecvTimeoutError::Disconnected),
+            Err(TryRecvError::Empty) => self.recv_wait(deadline),
+        }
+    }
+
+    /// The waiting part of [`Receiver::recv_until`], out of line.
+    #[inline(never)]
+    fn recv_wait(&self, deadline: Option<Instant>) -> Result<T, RecvTimeoutError> {
         let chan = &*self.chan;
         let attempt = || match self.try_recv() {
             Ok(v) => Some(Ok(v)),
