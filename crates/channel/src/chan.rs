@@ -201,28 +201,31 @@ impl<T> Chan<T> {
 
     /// Pushes with the discipline the sender count selects; hands the value back when full.
     /// The caller holds a `Sender` of this channel (and so is on the one thread that can use it).
-    #[inline]
-    fn push(&self, mut value: T) -> Result<usize, T> {
-        loop {
-            // Acquire: pairs with departed senders' release, making their pushes visible
-            // before a return to the single discipline.
-            if self.counts.senders.load(Ordering::Acquire) != 1 {
-                return self.queue.push_shared(value, self.cap);
-            }
-            // SAFETY: one sender exists and the caller holds it through a `!Sync` handle, so
-            // this thread is the only producer; the count can only grow from this thread, and
-            // every earlier push happened before (see the module docs).
-            match unsafe { self.queue.push_single(value, self.cap) } {
-                Ok(index) => return Ok(index),
-                Err(Refused::Full(v)) => return Err(v),
-                Err(Refused::NeedSegment(v)) => {
-                    // Allocating runs user code (the global allocator): with nothing half
-                    // done, and the count read again after it.
-                    value = v;
-                    self.queue.stock_segment();
-                }
-            }
+    #[inline(always)]
+    fn push(&self, value: T) -> Result<usize, T> {
+        // Acquire: pairs with departed senders' release, making their pushes visible before a
+        // return to the single discipline.
+        if self.counts.senders.load(Ordering::Acquire) != 1 {
+            return self.queue.push_shared(value, self.cap);
         }
+        // SAFETY: one sender exists and the caller holds it through a `!Sync` handle, so this
+        // thread is the only producer; the count can only grow from this thread, and every
+        // earlier push happened before (see the module docs).
+        match unsafe { self.queue.push_single(value, self.cap) } {
+            Ok(index) => Ok(index),
+            Err(Refused::Full(v)) => Err(v),
+            Err(Refused::NeedSegment(v)) => self.push_after_stocking(v),
+        }
+    }
+
+    /// A single producer's push that needs a new segment: allocating runs user code (the
+    /// global allocator), so it happens here, with nothing half done, and the push starts over
+    /// (reading the handle count again).
+    #[cold]
+    #[inline(never)]
+    fn push_after_stocking(&self, value: T) -> Result<usize, T> {
+        self.queue.stock_segment();
+        self.push(value)
     }
 
     /// Claims the head element with the discipline the receiver count selects. Returns the
@@ -396,7 +399,7 @@ impl<T> Chan<T> {
     }
 
     /// One push attempt: disconnected, full, or done (with the index used).
-    #[inline]
+    #[inline(always)]
     fn try_push(&self, value: T) -> Result<usize, TrySendError<T>> {
         if self.counts.receivers.load(Ordering::Acquire) == 0 {
             return Err(TrySendError::Disconnected(value));
@@ -600,11 +603,30 @@ impl<T> Sender<T> {
     /// stops at the first element after the receivers are gone. With nobody asleep the wake-up
     /// costs one load, so the per-element cost is that of `send`.
     pub fn send_iter<I: IntoIterator<Item = T>>(&self, iter: I) -> Result<usize, SendError<T>> {
+        let chan = &*self.chan;
         let mut sent = 0;
+        // Fixed at construction: read once rather than after every call of the iterator.
+        let (rendezvous, notify) = (chan.rendezvous, chan.wait != Wait::Spin);
         for value in iter {
-            self.chan
-                .send_until(value, None)
-                .map_err(|e| SendError(e.into_inner()))?;
+            // A complete send per element; the handle counts are read afresh each time, since
+            // the iterator may have cloned or dropped handles.
+            let pushed = if rendezvous {
+                Err(value)
+            } else if chan.counts.receivers.load(Ordering::Acquire) == 0 {
+                return Err(SendError(value));
+            } else {
+                chan.push(value)
+            };
+            match pushed {
+                Ok(_) => {
+                    if notify {
+                        chan.recv_ec.notify();
+                    }
+                }
+                Err(v) => chan
+                    .send_wait(v, None)
+                    .map_err(|e| SendError(e.into_inner()))?,
+            }
             sent += 1;
         }
         Ok(sent)
