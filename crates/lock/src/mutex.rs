@@ -234,6 +234,22 @@ impl RawMutex {
     /// that took over the holder's duty to release it.
     #[inline]
     pub unsafe fn unlock(&self) {
+        // The uncontended case: only LOCKED set. One compare-and-swap (x86 has no fetch-and
+        // that returns the old value: `fetch_and` below compiles to a CAS loop).
+        // Release: publishes the critical section to the next acquirer.
+        if self
+            .state
+            .compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed)
+            .is_err()
+        {
+            self.unlock_contended();
+        }
+    }
+
+    /// `unlock` with a head waiting (or other bits set).
+    #[cold]
+    #[inline(never)]
+    fn unlock_contended(&self) {
         // Taken before the release: afterwards the lock may be freed (see the module docs).
         let word = core::ptr::from_ref(&self.state).cast::<u32>();
         // Release: publishes the critical section to the next acquirer. Clearing PARKED in the
