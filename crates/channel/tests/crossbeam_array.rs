@@ -7,6 +7,13 @@
 //! Licensed under the Apache License, Version 2.0 or the MIT license, at your option
 //! (crossbeam-channel is MIT OR Apache-2.0; so is this project).
 //!
+//! Under Miri these suites run with `-Zmiri-disable-weak-memory-emulation` (see `.ci/run`):
+//! like crossbeam's, many of their tests order threads by sleeps alone, which create no
+//! happens-before, and Miri's weak-memory emulation may then let a load return a value older
+//! than the sleep (which the memory model allows, and hardware does not do for a second). Data
+//! races and undefined behaviour are still checked; the crate's own tests (`user_code.rs`,
+//! `stress.rs`, the unit tests) run with the emulation on.
+//!
 //! Changes from the original:
 //!
 //! - Imports: `welltempered_channel` instead of `crossbeam_channel`; `fastrand::usize(a..b)`
@@ -17,9 +24,6 @@
 //! - Timing: no test of the original asserts elapsed time, so no assertion was dropped. The
 //!   tests that order their threads with sleeps (margins of 500 ms) are kept as they are.
 //! - `#![cfg(not(loom))]`, as the crate's other non-loom tests.
-//! - `try_send` and `send_timeout` are ignored under Miri only (they run natively): they order their threads by
-//!   sleeps alone, and Miri's weak-memory emulation may then return a value older than the
-//!   sleep, which the memory model allows (crossbeam takes SeqCst paths there).
 //!
 //! Omitted (they need `select!`, which welltempered_channel does not have yet):
 //!
@@ -169,10 +173,6 @@ fn recv_timeout() {
 }
 
 #[test]
-#[cfg_attr(
-    miri,
-    ignore = "ordered by sleeps only: Miri's weak-memory emulation may let the later operation read a value older than the sleep (allowed by the memory model; crossbeam passes only because it takes SeqCst paths here)"
-)]
 fn try_send() {
     let (s, r) = bounded(1);
 
@@ -224,10 +224,6 @@ fn send() {
 }
 
 #[test]
-#[cfg_attr(
-    miri,
-    ignore = "ordered by sleeps only: Miri's weak-memory emulation may let the later operation read a value older than the sleep (allowed by the memory model; crossbeam passes only because it takes SeqCst paths here)"
-)]
 fn send_timeout() {
     let (s, r) = bounded(2);
 

@@ -6,6 +6,13 @@
 //! Licensed under the Apache License, Version 2.0 or the MIT license, at your option
 //! (crossbeam-channel is MIT OR Apache-2.0; so is this project).
 //!
+//! Under Miri these suites run with `-Zmiri-disable-weak-memory-emulation` (see `.ci/run`):
+//! like crossbeam's, many of their tests order threads by sleeps alone, which create no
+//! happens-before, and Miri's weak-memory emulation may then let a load return a value older
+//! than the sleep (which the memory model allows, and hardware does not do for a second). Data
+//! races and undefined behaviour are still checked; the crate's own tests (`user_code.rs`,
+//! `stress.rs`, the unit tests) run with the emulation on.
+//!
 //! Changes from the original:
 //!
 //! - Imports: `welltempered_channel` instead of `crossbeam_channel`; `fastrand::usize(a..b)`

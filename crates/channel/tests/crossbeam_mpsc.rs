@@ -29,6 +29,12 @@
 //! >   - https://github.com/rust-lang/rust/blob/master/COPYRIGHT
 //! >   - https://www.rust-lang.org/en-US/legal.html
 //!
+//! Under Miri this suite runs with `-Zmiri-disable-weak-memory-emulation` (see `.ci/run`):
+//! some of its tests order threads by sleeps alone, which create no happens-before, and Miri's
+//! weak-memory emulation may then let a load return a value older than the sleep (which the
+//! memory model allows, and hardware does not do for a second). Data races and undefined
+//! behaviour are still checked; the crate's own tests run with the emulation on.
+//!
 //! Changes from crossbeam's file:
 //!
 //! - The `std::sync::mpsc`-shaped wrappers (`channel`, `sync_channel`, `Sender`, `SyncSender`,
