@@ -1,9 +1,10 @@
 //! The command line: `report` (the default: `report --quick`), one subcommand per section
-//! (`mutex`), `compare`, and the hidden child-process entry point.
+//! (`mutex`), `compare`, and the hidden entry points of child processes (measurements, load).
 
 use crate::compare::{Labeled, compare, hosts};
 use crate::harness::{CHILD_COMMAND, Progress};
 use crate::host::Host;
+use crate::load::LOAD_COMMAND;
 use crate::model::{Report, SCHEMA};
 use crate::sections::{Ctx, Suite, find, registry};
 use crate::summary::section_text;
@@ -80,6 +81,15 @@ pub fn command() -> Command {
                 .about("Run one measurement and print it as JSON (used by the harness itself)")
                 .arg(Arg::new("section").required(true))
                 .arg(Arg::new("spec").required(true)),
+        )
+        .subcommand(
+            Command::new(LOAD_COMMAND)
+                .hide(true)
+                .about(
+                    "Be foreign load until standard input closes: busy (spin) or mixed (churn \
+                     short-lived threads) (used by the harness itself)",
+                )
+                .arg(Arg::new("kind").required(true)),
         );
     for s in registry() {
         cmd = cmd.subcommand(s.args(Command::new(s.name()).about(s.about())));
@@ -138,6 +148,10 @@ pub fn run(matches: &ArgMatches, argv: &[String], out: &mut dyn Write) -> Result
             let sample = suite.run_child(&spec)?;
             let line = serde_json::to_string(&sample).map_err(|e| Error::new(e.to_string()))?;
             writeln!(out, "{line}").map_err(io)
+        }
+        Some((LOAD_COMMAND, m)) => {
+            let kind = m.get_one::<String>("kind").map_or("", String::as_str);
+            match crate::load::serve(kind)? {}
         }
         Some(("compare", m)) => {
             let paths: Vec<PathBuf> = m

@@ -14,8 +14,10 @@
 //!                    [--workload max,moderate] [--cs 0,100ns,1us,10us] [--duration 100ms]
 //!                    [--reps 5] [--no-latency] [--isolate]
 //! welltempered channel [--workloads w1,w9,...] [--channels ours,crossbeam,...] [--duration 100ms]
-//!                      [--allocators system,mimalloc,jemalloc] [--reps 5] [--isolate]
-//!                      # WTC's workloads W1-W3, W7, W9-W11, one-core, memory after a burst
+//!                      [--allocators system,mimalloc,jemalloc] [--load 0,2,mixed] [--reps 5]
+//!                      [--isolate]
+//!                      # WTC's workloads W1-W3, W7, W9-W11, one-core, memory after a burst,
+//!                      # small bounded channels; optionally under foreign load
 //! welltempered par [--parts epcc,barrier,reduction,lock,apps,idle] [--threads 2,4,8]
 //!                  # the team runtime against libgomp and rayon (EPCC, omp0's study)
 //! welltempered preload [--locks glibc,mutex,hemlock-park] [--threads 1,2,4,8,16] [--keys N]
@@ -48,6 +50,7 @@ pub mod compare;
 pub mod counters;
 pub mod harness;
 pub mod host;
+pub mod load;
 pub mod model;
 pub mod output;
 pub mod sections;

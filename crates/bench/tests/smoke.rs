@@ -248,3 +248,115 @@ fn par_section_runs_ours_libgomp_and_rayon_in_children() {
     assert!(parallel.variants.contains(&"rayon".to_string()));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The processes whose environment holds `marker` (as `NAME=VALUE`).
+fn processes_with_env(marker: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if let Ok(env) = std::fs::read(e.path().join("environ"))
+            && env.split(|&b| b == 0).any(|v| v == marker.as_bytes())
+        {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+#[test]
+fn small_workload_runs_quiet_and_under_load() {
+    let dir = scratch("load");
+    let json = dir.join("channel.json");
+    // Marks the harness and, through inheritance, its load processes.
+    let marker = format!("WT_SMOKE_LOAD={}", std::process::id());
+    let (name, value) = marker.split_once('=').unwrap();
+    let out = Command::new(exe())
+        .env(name, value)
+        .args([
+            "channel",
+            "-q",
+            "--workloads",
+            "small",
+            "--load",
+            "0,1",
+            "--duration",
+            "20ms",
+            "--reps",
+            "1",
+            "--channels",
+            "ours,crossbeam",
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Every load process was killed and reaped with its group.
+    assert_eq!(processes_with_env(&marker), Vec::<u32>::new());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("vs crossbeam [95% CI]"), "{stdout}");
+    assert!(stdout.contains("load: 1 busy process"), "{stdout}");
+    let r = Report::load(&json).unwrap();
+    let s = &r.sections[0];
+    assert_eq!(s.config["load_small"], serde_json::json!(["0", "1"]));
+    let ids: Vec<&str> = s.groups.iter().map(|g| g.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "small/cap=0/1:1",
+            "small/cap=0/1:1/load=1",
+            "small/cap=0/8:1",
+            "small/cap=0/8:1/load=1",
+            "small/cap=1/1:1",
+            "small/cap=1/1:1/load=1",
+            "small/cap=1/8:1",
+            "small/cap=1/8:1/load=1",
+        ]
+    );
+    for (i, g) in s.groups.iter().enumerate() {
+        let load = if i % 2 == 0 { "0" } else { "1" };
+        assert_eq!(g.params["load"], load, "{}", g.id);
+        assert_eq!(g.params["workload"], "small", "{}", g.id);
+        assert!(g.params["x"] == 1 || g.params["x"] == 8, "{}", g.id);
+        assert_eq!(g.variants, ["ours", "crossbeam"]);
+        for smp in &g.reps[0].samples {
+            assert!(!smp.child && smp.wall_s > 0.0, "{} {}", g.id, smp.variant);
+            assert!(smp.ops as f64 <= smp.extra["sent_total"]);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_load_process_runs_until_its_stdin_closes() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    for kind in ["busy", "mixed"] {
+        let mut child = Command::new(exe())
+            .args(["__load", kind])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line.trim(), "ready", "{kind}");
+        // The harness going away closes the pipe; the load process then exits by itself.
+        drop(child.stdin.take());
+        assert!(child.wait().unwrap().success(), "{kind}");
+    }
+    let out = Command::new(exe())
+        .args(["__load", "nosuch"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("valid kinds: busy, mixed"));
+}

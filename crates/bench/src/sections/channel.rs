@@ -1,5 +1,6 @@
-//! The channel workloads of WTC (W1, W2, W3, W7, W9, W10, W11 and the one-core mode) run on the
-//! `welltempered-channel` crate and on the usual Rust channels and queues.
+//! The channel workloads of WTC (W1, W2, W3, W7, W9, W10, W11 and the one-core mode), and
+//! small bounded channels, run on the `welltempered-channel` crate and on the usual Rust channels
+//! and queues.
 //!
 //! - `w1`: SPSC hand-over of 8, 64 and 256-byte elements, one producer and one consumer.
 //! - `w2`: latency. The producer sends element `i` when it falls due (`i / rate` after the
@@ -18,6 +19,12 @@
 //!   both (`ours+tx+rx`).
 //! - `w11`: a thread pool: one submitter, 1 to 8 workers taking tasks of 0 to 1000 ns from one
 //!   channel.
+//! - `small`: the smallest bounded channels, a rendezvous (`bounded(0)`: each send waits for a
+//!   receive) and `bounded(1)`, with 1 sender : 1 receiver and 8 senders : 1 receiver, 8-byte
+//!   elements. The channels are ours (`welltempered_channel::bounded`), crossbeam-channel's
+//!   `bounded`, flume's `bounded` and std's `sync_channel`, each at the group's capacity
+//!   ([`small_channels`]; [`Spec::capacity`]), so every row of a group, and its ratio to crossbeam,
+//!   has the same capacity and topology. The groups' `x` is the number of senders.
 //! - `onecore`: W1 (8 bytes) with both threads pinned to one CPU (the first this process may
 //!   use: CPU 0 on an unrestricted machine).
 //!
@@ -45,12 +52,23 @@
 //! allocator.
 //!
 //! Each group's `x` parameter is its swept value (bytes, rate per second, grain in ns, `K`,
-//! workers), so the report draws one plot per sweep.
+//! workers, senders), so the report draws one plot per sweep.
+//!
+//! Foreign load is a factor with `--load` (comma-separated levels; default `0`, quick mode `0,2`
+//! for `small` and `0` for the others): each level runs every group again, `N` with N busy
+//! processes spinning beside the measurement (not pinned), `mixed` with one process starting and
+//! joining short-lived threads that do a little work each, as a parallel build does
+//! ([`crate::load`]). The load processes are child processes of the harness, started before a
+//! group's measurement and killed and reaped after it. Each group records its level in the
+//! `load` parameter (`"0"`, `"2"`, `"mixed"`); loaded groups carry `/load=<level>` at the end of
+//! their id and the level in their title, and follow the quiet group of the same cell, so the
+//! report shows them side by side. Nothing else about the measurements changes.
 
 use super::mutex::{busy, busy_iters_per_ns, parse_duration, parse_positive};
 use super::{Ctx, Suite};
 use crate::counters::{HwCounters, Rusage};
 use crate::harness::{self, Progress};
+use crate::load::{Load, LoadGuard, parse_load};
 use crate::model::{Group, Metric, Sample, Section};
 use crate::{Error, Result};
 use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
@@ -218,6 +236,15 @@ impl<T: Send> RxEnd<T> for std::sync::mpsc::Receiver<T> {
     }
     fn dup(&self) -> Option<Self> {
         None
+    }
+}
+
+impl<T: Send> TxEnd<T> for std::sync::mpsc::SyncSender<T> {
+    fn send(&mut self, v: T) -> bool {
+        std::sync::mpsc::SyncSender::send(self, v).is_ok()
+    }
+    fn dup(&self) -> Option<Self> {
+        Some(self.clone())
     }
 }
 
@@ -553,6 +580,47 @@ impl Flavor for Ringbuf {
     }
 }
 
+/// Our channel, `bounded(N)` (the `small` workload).
+struct OursCap<const N: usize>;
+/// crossbeam-channel's `bounded(N)`.
+struct CrossbeamCap<const N: usize>;
+/// flume's `bounded(N)`.
+struct FlumeCap<const N: usize>;
+/// std's `sync_channel(N)`.
+struct StdSync<const N: usize>;
+
+impl<const N: usize> Flavor for OursCap<N> {
+    type Tx<T: Send + 'static> = wc::Sender<T>;
+    type Rx<T: Send + 'static> = wc::Receiver<T>;
+    fn make<T: Send + 'static>() -> (Self::Tx<T>, Self::Rx<T>) {
+        wc::bounded(N)
+    }
+}
+
+impl<const N: usize> Flavor for CrossbeamCap<N> {
+    type Tx<T: Send + 'static> = crossbeam_channel::Sender<T>;
+    type Rx<T: Send + 'static> = crossbeam_channel::Receiver<T>;
+    fn make<T: Send + 'static>() -> (Self::Tx<T>, Self::Rx<T>) {
+        crossbeam_channel::bounded(N)
+    }
+}
+
+impl<const N: usize> Flavor for FlumeCap<N> {
+    type Tx<T: Send + 'static> = flume::Sender<T>;
+    type Rx<T: Send + 'static> = flume::Receiver<T>;
+    fn make<T: Send + 'static>() -> (Self::Tx<T>, Self::Rx<T>) {
+        flume::bounded(N)
+    }
+}
+
+impl<const N: usize> Flavor for StdSync<N> {
+    type Tx<T: Send + 'static> = std::sync::mpsc::SyncSender<T>;
+    type Rx<T: Send + 'static> = std::sync::mpsc::Receiver<T>;
+    fn make<T: Send + 'static>() -> (Self::Tx<T>, Self::Rx<T>) {
+        std::sync::mpsc::sync_channel(N)
+    }
+}
+
 fn make_queue<T: Send + 'static, Q: SpinQueue<T>>() -> (QueueTx<Q>, QueueRx<Q>) {
     let s = Arc::new(QueueShared {
         queue: Q::make(),
@@ -641,6 +709,51 @@ pub const RATIO_BASELINES: &[&str] = &["crossbeam", "rtrb", "ringbuf", "kanal"];
 /// extra receiver, and with both.
 pub const ABLATION: &[&str] = &["ours", "ours+tx", "ours+rx", "ours+tx+rx"];
 
+/// One measurement of one channel.
+type Runner = fn(&Spec) -> Result<Sample>;
+
+/// The capacities of the `small` workload: a rendezvous channel and a one-slot channel.
+pub const SMALL_CAPACITIES: [usize; 2] = [0, 1];
+
+/// The channels of the `small` workload, each in its bounded form at every capacity of
+/// [`SMALL_CAPACITIES`], in that order: ours (`bounded`), crossbeam-channel (`bounded`), flume
+/// (`bounded`) and std (`sync_channel`).
+const SMALL: &[(&str, [Runner; SMALL_CAPACITIES.len()])] = &[
+    ("ours", [run_flavor::<OursCap<0>>, run_flavor::<OursCap<1>>]),
+    (
+        "crossbeam",
+        [run_flavor::<CrossbeamCap<0>>, run_flavor::<CrossbeamCap<1>>],
+    ),
+    (
+        "flume",
+        [run_flavor::<FlumeCap<0>>, run_flavor::<FlumeCap<1>>],
+    ),
+    ("std", [run_flavor::<StdSync<0>>, run_flavor::<StdSync<1>>]),
+];
+
+/// The names of the `small` workload's channels, in table order.
+pub fn small_channels() -> impl Iterator<Item = &'static str> {
+    SMALL.iter().map(|(n, _)| *n)
+}
+
+/// The run of channel `name` in its bounded form of capacity `cap` (the `small` workload).
+fn small_runner(name: &str, cap: usize) -> Result<Runner> {
+    let slot = SMALL_CAPACITIES.iter().position(|&c| c == cap);
+    SMALL
+        .iter()
+        .find(|(n, _)| *n == name)
+        .zip(slot)
+        .map(|((_, runs), i)| runs[i])
+        .ok_or_else(|| {
+            Error::new(format!(
+                "{name}: no bounded({cap}) form in the small workload (channels: {}; \
+                 capacities: {})",
+                small_channels().collect::<Vec<_>>().join(", "),
+                SMALL_CAPACITIES.map(|c| c.to_string()).join(", ")
+            ))
+        })
+}
+
 /// The channel called `name`, or an error listing the valid names.
 pub fn channel_entry(name: &str) -> Result<&'static ChannelEntry> {
     channels().iter().find(|e| e.name == name).ok_or_else(|| {
@@ -673,6 +786,8 @@ pub enum Workload {
     W10,
     /// Thread pool: one submitter, 1 to 8 workers.
     W11,
+    /// Small bounded channels: bounded(0) and bounded(1), 1:1 and 8 senders : 1 receiver.
+    Small,
     /// W1 at 8 bytes with both ends pinned to one CPU.
     Onecore,
     /// Memory after a burst: resident memory once 10^6 queued elements are drained, over the
@@ -691,13 +806,14 @@ impl Workload {
             Self::W9 => "w9",
             Self::W10 => "w10",
             Self::W11 => "w11",
+            Self::Small => "small",
             Self::Onecore => "onecore",
             Self::Memory => "memory",
         }
     }
 
     /// Every workload, in report order.
-    pub const ALL: [Workload; 9] = [
+    pub const ALL: [Workload; 10] = [
         Self::W1,
         Self::W2,
         Self::W3,
@@ -705,6 +821,7 @@ impl Workload {
         Self::W9,
         Self::W10,
         Self::W11,
+        Self::Small,
         Self::Onecore,
         Self::Memory,
     ];
@@ -744,6 +861,10 @@ pub struct Spec {
     /// The memory workload: elements queued in the burst (0: another workload).
     #[serde(default)]
     pub burst: u64,
+    /// The small workload: the channel in its bounded form of this capacity (0: rendezvous);
+    /// `None`: the channel as its entry makes it.
+    #[serde(default)]
+    pub capacity: Option<usize>,
 }
 
 /// An element of `N` words: the tag (producer and sequence number) first, its complement last.
@@ -1433,7 +1554,11 @@ pub fn run_spec(spec: &Spec) -> Result<Sample> {
             spec.channel
         )));
     }
-    let mut s = (e.run)(spec)?;
+    let run = match spec.capacity {
+        Some(cap) => small_runner(base, cap)?,
+        None => e.run,
+    };
+    let mut s = run(spec)?;
     s.variant = spec.channel.clone();
     Ok(s)
 }
@@ -1444,7 +1569,7 @@ pub fn run_spec(spec: &Spec) -> Result<Sample> {
 /// Options of `welltempered channel` (lists are comma-separated).
 #[derive(Args, Clone, Debug, Default)]
 pub struct ChannelArgs {
-    /// Workloads [default: all; quick: w1,w9,w10,onecore with fewer cells].
+    /// Workloads [default: all; quick: w1,w9,w10,small,onecore,memory with fewer cells].
     #[arg(long, value_delimiter = ',', value_enum)]
     pub workloads: Option<Vec<Workload>>,
     /// Channels [default: all; quick: a subset]. Unknown names list the valid ones.
@@ -1464,6 +1589,13 @@ pub struct ChannelArgs {
     /// as `<channel>@<allocator>` [default: system,mimalloc,jemalloc; quick: system].
     #[arg(long, value_delimiter = ',')]
     pub allocators: Option<Vec<String>>,
+    /// Foreign load beside the measurements, one or more levels: N (N busy processes spinning,
+    /// not pinned; 0: none) or mixed (one process starting and joining short-lived threads that
+    /// do a little work each, as a parallel build does). Every group runs once per level, the
+    /// load processes started before its measurement and stopped after it [default: 0; quick:
+    /// 0,2 for small, 0 for the other workloads].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_load)]
+    pub load: Option<Vec<Load>>,
 }
 
 /// The options in effect after defaults.
@@ -1486,6 +1618,27 @@ pub struct Plan {
     /// Allocators of the heap-bound workloads; `system` first.
     #[serde(default)]
     pub allocators: Vec<String>,
+    /// Load levels of every workload but `small`, in order.
+    #[serde(default = "quiet_only")]
+    pub load: Vec<Load>,
+    /// Load levels of the `small` workload, in order.
+    #[serde(default = "quiet_only")]
+    pub load_small: Vec<Load>,
+}
+
+fn quiet_only() -> Vec<Load> {
+    vec![Load::QUIET]
+}
+
+impl Plan {
+    /// The load levels the workload called `workload` runs under, in order.
+    pub fn loads(&self, workload: &str) -> &[Load] {
+        if workload == Workload::Small.name() {
+            &self.load_small
+        } else {
+            &self.load
+        }
+    }
 }
 
 impl ChannelArgs {
@@ -1514,6 +1667,7 @@ impl ChannelArgs {
                     Workload::W1,
                     Workload::W9,
                     Workload::W10,
+                    Workload::Small,
                     Workload::Onecore,
                     Workload::Memory,
                 ]
@@ -1549,9 +1703,27 @@ impl ChannelArgs {
                 allocators.push(a);
             }
         }
+        let (load, load_small) = match &self.load {
+            Some(levels) => {
+                let mut out: Vec<Load> = Vec::new();
+                for &l in levels {
+                    if !out.contains(&l) {
+                        out.push(l);
+                    }
+                }
+                if out.is_empty() {
+                    return Err(Error::new("--load names no load level"));
+                }
+                (out.clone(), out)
+            }
+            None if quick => (quiet_only(), vec![Load::QUIET, Load::Busy(2)]),
+            None => (quiet_only(), quiet_only()),
+        };
         Ok(Plan {
             allocators,
             channels,
+            load,
+            load_small,
             workloads,
             quick,
             duration_ns: duration.as_nanos() as u64,
@@ -1578,6 +1750,8 @@ pub struct Cell {
     pub group: Group,
     /// The measurement, less its channel.
     pub spec: Spec,
+    /// The foreign load beside the measurement.
+    pub load: Load,
 }
 
 /// The section's groups, not yet run. Channels that cannot take a cell's topology (several
@@ -1636,6 +1810,7 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
                 workload: w.name().into(),
                 ..spec
             },
+            load: Load::QUIET,
         });
     };
     let fit = |multi_tx: bool, multi_rx: bool| -> Vec<String> {
@@ -1839,6 +2014,40 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
                     }
                 }
             }
+            Workload::Small => {
+                for cap in SMALL_CAPACITIES {
+                    let kind = if cap == 0 {
+                        "rendezvous bounded(0)".to_string()
+                    } else {
+                        format!("bounded({cap})")
+                    };
+                    for senders in [1usize, 8] {
+                        let variants = fit(senders > 1, false)
+                            .into_iter()
+                            .filter(|c| small_channels().any(|s| s == c.as_str()))
+                            .collect();
+                        push(
+                            w,
+                            format!("small/cap={cap}/{senders}:1"),
+                            format!(
+                                "small: {kind}, {senders} sender{} : 1 receiver",
+                                if senders == 1 { "" } else { "s" }
+                            ),
+                            Some(serde_json::json!(senders)),
+                            BTreeMap::from([("capacity".to_string(), serde_json::json!(cap))]),
+                            &throughput,
+                            Spec {
+                                producers: senders,
+                                consumers: 1,
+                                capacity: Some(cap),
+                                limit: 0,
+                                ..base.clone()
+                            },
+                            variants,
+                        );
+                    }
+                }
+            }
             Workload::Memory => {
                 let metric = Metric {
                     unit: "x idle".into(),
@@ -1900,7 +2109,28 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
             }
         }
     }
-    out
+    // The load factor: each cell once per load level of its workload, its levels one after the
+    // other. The quiet group keeps the cell's id.
+    let mut loaded = Vec::with_capacity(out.len());
+    for cell in out {
+        let levels = plan.loads(&cell.spec.workload);
+        let marked = levels.iter().any(|l| !l.is_quiet());
+        for &load in levels {
+            let mut c = cell.clone();
+            c.group
+                .params
+                .insert("load".into(), serde_json::json!(load.to_string()));
+            if !load.is_quiet() {
+                c.group.id.push_str(&format!("/load={load}"));
+            }
+            if marked {
+                c.group.title.push_str(&format!(", {}", load.describe()));
+            }
+            c.load = load;
+            loaded.push(c);
+        }
+    }
+    loaded
 }
 
 /// The channels whose elements or segments go through the heap as they flow (unbounded lists
@@ -1932,8 +2162,16 @@ pub fn run_plan(plan: &Plan, progress: &Progress) -> Result<Section> {
             .sum(),
     );
     let mut done = Vec::with_capacity(cells.len());
-    for Cell { mut group, spec } in cells {
+    for Cell {
+        mut group,
+        spec,
+        load,
+    } in cells
+    {
         progress.stage(&group.id);
+        // Started before the group's measurement; dropping it (after the group, on an error or
+        // a panic) kills and reaps the load processes.
+        let load_guard = LoadGuard::start(load)?;
         group.reps = harness::run_paired(&group.variants, plan.reps, progress, |ch| {
             progress.message(&format!("{} {ch}", group.id));
             let spec = Spec {
@@ -1951,6 +2189,7 @@ pub fn run_plan(plan: &Plan, progress: &Progress) -> Result<Section> {
                 run_spec(&spec)
             }
         })?;
+        drop(load_guard);
         done.push(group);
     }
     Ok(Section {
@@ -1978,7 +2217,8 @@ impl Suite for ChannelBench {
 
     fn about(&self) -> &'static str {
         "WTC channel workloads: SPSC hand-over, latency, pipeline, batching, many threads, \
-         ablation, thread pool, one core; against crossbeam, std, flume, kanal, rtrb, ringbuf"
+         ablation, thread pool, small bounded channels, one core; against crossbeam, std, flume, \
+         kanal, rtrb, ringbuf; optionally under foreign load (--load)"
     }
 
     fn args(&self, cmd: clap::Command) -> clap::Command {
@@ -2092,6 +2332,173 @@ mod tests {
             ["ours", "ours+tx", "ours+rx", "ours+tx+rx", "crossbeam"]
         );
         assert!(cell("onecore/8B").spec.pin);
+    }
+
+    #[test]
+    fn cli_accepts_load_levels() {
+        let p = parse(&["--load", "0,2,mixed", "--workloads", "w1,small"])
+            .unwrap()
+            .plan(false)
+            .unwrap();
+        let levels = [Load::QUIET, Load::Busy(2), Load::Mixed];
+        assert_eq!(p.load, levels);
+        assert_eq!(p.load_small, levels);
+        let g = groups(&p);
+        let ids: Vec<&str> = g.iter().map(|c| c.group.id.as_str()).collect();
+        // A cell's levels follow one another; the quiet group keeps the cell's id.
+        assert_eq!(ids[..3], ["w1/8B", "w1/8B/load=2", "w1/8B/load=mixed"]);
+        assert!(ids.contains(&"small/cap=0/8:1/load=mixed"), "{ids:?}");
+        assert_eq!(g.len() % levels.len(), 0);
+        for (c, l) in g.iter().zip(levels.iter().cycle()) {
+            assert_eq!(c.load, *l, "{}", c.group.id);
+            assert_eq!(c.group.params["load"], serde_json::json!(l.to_string()));
+            assert!(c.group.title.ends_with(&l.describe()), "{}", c.group.title);
+        }
+        // Duplicates go; levels given explicitly hold for every workload in quick mode too.
+        let p = parse(&["--load", "2,0,2"]).unwrap().plan(true).unwrap();
+        assert_eq!(p.load, [Load::Busy(2), Load::QUIET]);
+        assert_eq!(p.load_small, p.load);
+    }
+
+    #[test]
+    fn cli_rejects_bad_load_levels() {
+        for bad in ["lots", "2.5", "0,busy", "-1", "0,,2"] {
+            let err = parse(&[&format!("--load={bad}")]).unwrap_err().to_string();
+            assert!(
+                err.contains("number N of busy processes") && err.contains("`mixed`"),
+                "{bad}: {err}"
+            );
+        }
+        let err = parse(&["--load", "5000"]).unwrap_err().to_string();
+        assert!(err.contains("at most 1024"), "{err}");
+    }
+
+    #[test]
+    fn load_is_quiet_by_default_and_quick_mode_loads_small_only() {
+        let full = ChannelArgs::default().plan(false).unwrap();
+        assert_eq!(full.load, [Load::QUIET]);
+        assert_eq!(full.load_small, [Load::QUIET]);
+        for c in groups(&full) {
+            assert!(c.load.is_quiet() && !c.group.id.contains("load="));
+            assert_eq!(c.group.params["load"], "0");
+            assert!(!c.group.title.contains("load"), "{}", c.group.title);
+        }
+        let quick = ChannelArgs::default().plan(true).unwrap();
+        assert_eq!(quick.load, [Load::QUIET]);
+        assert_eq!(quick.load_small, [Load::QUIET, Load::Busy(2)]);
+        let g = groups(&quick);
+        assert!(
+            g.iter()
+                .filter(|c| c.spec.workload != "small")
+                .all(|c| c.load.is_quiet())
+        );
+        let small: Vec<(&str, &str)> = g
+            .iter()
+            .filter(|c| c.spec.workload == "small")
+            .map(|c| (c.group.id.as_str(), c.group.title.as_str()))
+            .collect();
+        assert_eq!(
+            small.iter().map(|s| s.0).collect::<Vec<_>>(),
+            [
+                "small/cap=0/1:1",
+                "small/cap=0/1:1/load=2",
+                "small/cap=0/8:1",
+                "small/cap=0/8:1/load=2",
+                "small/cap=1/1:1",
+                "small/cap=1/1:1/load=2",
+                "small/cap=1/8:1",
+                "small/cap=1/8:1/load=2",
+            ]
+        );
+        assert_eq!(
+            small[3].1,
+            "small: rendezvous bounded(0), 8 senders : 1 receiver, load: 2 busy processes"
+        );
+        assert_eq!(
+            small[4].1,
+            "small: bounded(1), 1 sender : 1 receiver, no load"
+        );
+    }
+
+    #[test]
+    fn small_cells_run_the_bounded_forms_beside_crossbeam() {
+        let full = ChannelArgs::default().plan(false).unwrap();
+        let g = groups(&full);
+        let small: Vec<&Cell> = g.iter().filter(|c| c.spec.workload == "small").collect();
+        assert_eq!(small.len(), 4);
+        for c in small {
+            // Every channel with a bounded form, and the ratio baseline among them.
+            assert_eq!(c.group.variants, ["ours", "crossbeam", "std", "flume"]);
+            assert_eq!(RATIO_BASELINES[0], "crossbeam");
+            let cap = c.group.params["capacity"].as_u64().unwrap() as usize;
+            assert_eq!(c.spec.capacity, Some(cap));
+            assert_eq!(c.group.params["x"], serde_json::json!(c.spec.producers));
+            assert_eq!(c.spec.consumers, 1);
+        }
+        // The two sweeps over the sender count, one per capacity.
+        let section = Section {
+            name: "channel".into(),
+            title: "t".into(),
+            baselines: vec!["crossbeam".into()],
+            sweep: Some("x".into()),
+            config: serde_json::Value::Null,
+            groups: g.into_iter().map(|c| c.group).collect(),
+        };
+        let sweeps: Vec<String> = crate::output::sweeps(&section)
+            .into_iter()
+            .map(|s| s.label)
+            .filter(|l| l.contains("workload=small"))
+            .collect();
+        assert_eq!(
+            sweeps,
+            [
+                "capacity=0, load=0, workload=small",
+                "capacity=1, load=0, workload=small"
+            ]
+        );
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // eight threads per run
+    fn small_runs_deliver_at_both_capacities() {
+        for ch in small_channels() {
+            for cap in SMALL_CAPACITIES {
+                for producers in [1, 8] {
+                    let s = run_spec(&Spec {
+                        channel: ch.into(),
+                        workload: "small".into(),
+                        bytes: 8,
+                        producers,
+                        consumers: 1,
+                        batch: 1,
+                        capacity: Some(cap),
+                        duration_ns: tiny_ns(),
+                        ..Spec::default()
+                    })
+                    .unwrap();
+                    assert_eq!(s.variant, ch);
+                    assert_eq!(s.per_thread.len(), 1);
+                    assert!(s.ops as f64 <= s.extra["sent_total"], "{ch} {cap}");
+                }
+            }
+        }
+        let spec = |channel: &str, cap| Spec {
+            channel: channel.into(),
+            bytes: 8,
+            capacity: Some(cap),
+            duration_ns: tiny_ns(),
+            ..Spec::default()
+        };
+        let err = run_spec(&spec("ours", 2)).unwrap_err().to_string();
+        assert!(
+            err.contains("bounded(2)") && err.contains("capacities: 0, 1"),
+            "{err}"
+        );
+        let err = run_spec(&spec("kanal", 0)).unwrap_err().to_string();
+        assert!(
+            err.contains("channels: ours, crossbeam, flume, std"),
+            "{err}"
+        );
     }
 
     #[test]
