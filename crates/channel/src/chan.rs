@@ -148,7 +148,7 @@ impl<T> Chan<T> {
         site: &'static Location<'static>,
     ) -> (Sender<T>, Receiver<T>) {
         let chan = Arc::new(Chan {
-            queue: Queue::new(),
+            queue: Queue::new(cap.map(|c| c.max(1))),
             counts: CachePadded::new(Counts {
                 senders: AtomicUsize::new(1),
                 receivers: AtomicUsize::new(1),
@@ -1447,6 +1447,31 @@ mod tests {
             }
         }
         assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+    }
+
+    /// A bounded channel keeps the segments its capacity spans, so a steady stream through it
+    /// stops calling the allocator once they exist (as a ring buffer never does); an
+    /// unbounded one keeps a single spare.
+    #[test]
+    fn bounded_stream_keeps_its_segments() {
+        let seg = crate::queue::SEG;
+        let cap = 3 * (seg - 1);
+        let (tx, rx) = bounded(cap);
+        for round in 0..4u64 {
+            for i in 0..cap as u64 {
+                tx.send(round * 1000 + i).unwrap();
+            }
+            let peak = rx.allocated_segments();
+            for i in 0..cap as u64 {
+                assert_eq!(rx.recv(), Ok(round * 1000 + i));
+            }
+            assert_eq!(
+                rx.allocated_segments(),
+                peak,
+                "a drained bounded channel keeps its segments"
+            );
+            assert!(peak <= cap.div_ceil(seg - 1) + 2, "{peak} segments");
+        }
     }
 
     #[test]

@@ -37,7 +37,6 @@ const UNORDERED_NAP: std::time::Duration = std::time::Duration::from_millis(1);
 impl EventCount {
     /// An eventcount with no waiters.
     pub(crate) fn new() -> Self {
-        fence::init();
         Self {
             waiters: AtomicUsize::new(0),
             epoch: AtomicUsize::new(0),
@@ -49,6 +48,10 @@ impl EventCount {
     /// Announces a waiter. Re-check the condition afterwards, then [`EventCount::wait`] or
     /// [`EventCount::cancel`].
     pub(crate) fn prepare(&self) -> Key {
+        // The process registers for the heavy fence on its first sleep, not on its first
+        // channel: a program that never sleeps on a channel never pays the registration
+        // (milliseconds on a loaded machine). Until then light fences are full fences.
+        fence::init();
         self.waiters.fetch_add(1, Ordering::SeqCst);
         // The waiter's half of the Dekker pair: the announcement before the re-check. The
         // heavy side of an asymmetric fence (`fence.rs`): a waiter has already spun.

@@ -8,9 +8,16 @@
 //! receiver about to sleep, which has already spun. Where `membarrier` is unavailable (other
 //! systems, seccomp, loom, Miri) both sides use a `SeqCst` fence.
 //!
+//! **Registration, lazily.** Registering costs a fraction of a millisecond on a quiet machine
+//! and several on a loaded one, so a channel does not register when it is made: a thread
+//! registers before its first heavy fence (a receiver's first sleep), or after 256
+//! light fences that had to be full fences (a long stream that nobody sleeps on). Until then
+//! light fences are full fences. Every heavy fence follows a registration attempt, so a light
+//! fence that skips the hardware fence can only meet a heavy fence that uses `membarrier`.
+//!
 //! **Failure.** Registration is per process image: a `fork` child inherits our "available"
 //! state but not the kernel's registration, and a seccomp filter installed later can refuse the
-//! call. So a `fork` child starts over (an `atfork` handler resets the state: the next channel
+//! call. So a `fork` child starts over (an `atfork` handler resets the state: the next sleeper
 //! registers again; meanwhile both sides use `SeqCst` fences), and a heavy fence whose
 //! `membarrier` fails switches the process to `SeqCst` fences for good and reports that it
 //! was not ordered against light fences already under way: the caller (an eventcount
@@ -90,6 +97,34 @@ mod imp {
         STATE.load(Ordering::Relaxed) == AVAILABLE
     }
 
+    /// Full light fences a thread issues before it registers the process itself.
+    const FULL_FENCES_BEFORE_REGISTERING: u32 = 256;
+
+    /// Counts a light fence that had to be a full fence (the process is not registered);
+    /// the thread that issues [`FULL_FENCES_BEFORE_REGISTERING`] of them registers. So a
+    /// short program (a few sends, nobody sleeping) never pays the registration, and a
+    /// long one pays it once, spread over at least that many sends.
+    #[cold]
+    pub(super) fn note_full_fence() {
+        std::thread_local! {
+            static FULL: core::cell::Cell<u32> = const { core::cell::Cell::new(0) };
+        }
+        let due = FULL
+            .try_with(|n| {
+                let k = n.get() + 1;
+                n.set(if k >= FULL_FENCES_BEFORE_REGISTERING {
+                    0
+                } else {
+                    k
+                });
+                k >= FULL_FENCES_BEFORE_REGISTERING
+            })
+            .unwrap_or(false);
+        if due {
+            init();
+        }
+    }
+
     /// Returns `false` when light fences may have skipped the hardware fence and the
     /// barrier could not be issued: the state is `UNAVAILABLE` from then on.
     pub(super) fn heavy() -> bool {
@@ -115,12 +150,16 @@ mod imp {
     pub(super) fn available() -> bool {
         false
     }
+    #[inline(always)]
+    pub(super) fn note_full_fence() {}
     pub(super) fn heavy() -> bool {
         true
     }
 }
 
-/// Prepares the heavy side (registers with the kernel once per process).
+/// Prepares the heavy side (registers with the kernel once per process). Called before every
+/// heavy fence, so that no heavy fence is issued while the state is undecided: a light fence
+/// that skips the hardware fence then always meets a `membarrier`.
 pub(crate) fn init() {
     imp::init();
 }
@@ -132,6 +171,7 @@ pub(crate) fn light() {
         core::sync::atomic::compiler_fence(Ordering::SeqCst);
     } else {
         fence(Ordering::SeqCst);
+        imp::note_full_fence();
     }
 }
 

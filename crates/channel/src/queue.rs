@@ -38,9 +38,11 @@
 //! epochs were not needed: both sides claim before they touch, so the claim is the protection.
 //!
 //! **Memory.** Recycled segments go to a free list (release on push, acquire on take; a taker
-//! swaps the whole list out, which rules out ABA) capped at [`FREE_CAP`] segment: beyond the cap a
-//! segment is freed, so the memory of a burst goes back to the allocator once it is drained (and,
-//! with glibc, to the kernel: see `trim.rs`).
+//! swaps the whole list out, which rules out ABA) capped at [`FREE_CAP`] segment for an
+//! unbounded queue: beyond the cap a segment is freed, so the memory of a burst goes back to
+//! the allocator once it is drained (and, with glibc, to the kernel: see `trim.rs`). A bounded
+//! queue keeps as many as its capacity can span (at most [`BOUNDED_FREE_CAP`]), so that a
+//! steady stream through it never calls the allocator, as a ring buffer never does.
 //!
 //! **Guarantees.** FIFO (linearisable). The single/single path is wait-free apart from the
 //! allocator; a shared side is blocking in the strict sense (a claimant that stops while
@@ -48,7 +50,7 @@
 //! `8 + size_of::<T>()` bytes per segment, plus two cache-padded indices per side; no per-thread
 //! state.
 
-use crate::sync::{AtomicPtr, AtomicUsize, Backoff, Ordering, UnsafeCell};
+use crate::sync::{AtomicBool, AtomicPtr, AtomicUsize, Backoff, Ordering, UnsafeCell};
 use core::mem::MaybeUninit;
 use core::ptr;
 use crossbeam_utils::CachePadded;
@@ -68,6 +70,9 @@ const LAST: usize = SEG - 2;
 /// (the consumer recycles one segment for each the producer starts), and it keeps a drained
 /// channel within twice the memory of an idle one (the current segment plus the spare).
 pub(crate) const FREE_CAP: usize = 1;
+
+/// The most recycled segments a bounded queue keeps (see the module documentation).
+pub(crate) const BOUNDED_FREE_CAP: usize = 16;
 
 /// The number of elements before index `i`, counting over the sentinel offsets.
 #[inline]
@@ -144,6 +149,11 @@ impl<T> Segment<T> {
 struct End<T> {
     index: AtomicUsize,
     seg: AtomicPtr<Segment<T>>,
+    /// Producer side only: a head index some producer has read, so a lower bound of the head
+    /// (the head only grows). A bounded producer tests its room against it and reads the
+    /// consumers' line only when it seems full, as a ring buffer caches the other side's
+    /// index; otherwise unused.
+    head_seen: AtomicUsize,
 }
 
 /// Where a consumer has claimed an element: read it, then [`Queue::finish_single`] (single
@@ -171,13 +181,28 @@ pub(crate) enum Refused<T> {
     NeedSegment(T),
 }
 
+/// The single consumer's own copy of its position, on a cache line nobody else reads or
+/// writes. The consumer reads its position here and only stores to the shared head, which
+/// bounded producers read to test for room, so their reads never cost the consumer a miss on
+/// its own index (the cached indices of a ring buffer such as rtrb's).
+struct Own<T> {
+    index: AtomicUsize,
+    seg: AtomicPtr<Segment<T>>,
+    /// Whether `index` and `seg` are the head's. Cleared when the consumers turn shared; the
+    /// next single consumer reloads them from the head.
+    current: AtomicBool,
+}
+
 /// The queue: both ends and the free list.
 pub(crate) struct Queue<T> {
     head: CachePadded<End<T>>,
+    /// Touched only by the single consumer (see [`Own`]).
+    own_head: CachePadded<Own<T>>,
     tail: CachePadded<End<T>>,
-    /// Recycled segments, at most [`FREE_CAP`] (counted in `free_len`, which never undercounts).
+    /// Recycled segments, at most `free_cap` (counted in `free_len`, which never undercounts).
     free: CachePadded<AtomicPtr<Segment<T>>>,
     free_len: AtomicUsize,
+    free_cap: usize,
     /// Segments allocated and not yet freed (a diagnostic: the memory the queue holds).
     live: AtomicUsize,
     /// Set when dropping an element unwound while the last receiver discarded the rest: the
@@ -193,20 +218,33 @@ unsafe impl<T: Send> Send for Queue<T> {}
 unsafe impl<T: Send> Sync for Queue<T> {}
 
 impl<T> Queue<T> {
-    /// An empty queue with one segment.
-    pub(crate) fn new() -> Self {
+    /// An empty queue with one segment; `cap` is the capacity a bounded channel will test
+    /// for (which sets how many recycled segments are kept).
+    pub(crate) fn new(cap: Option<usize>) -> Self {
+        let free_cap = match cap {
+            None => FREE_CAP,
+            Some(c) => (c.div_ceil(SEG - 1) + 1).clamp(FREE_CAP, BOUNDED_FREE_CAP),
+        };
         let seg = Segment::alloc();
         Self {
             head: CachePadded::new(End {
                 index: AtomicUsize::new(0),
                 seg: AtomicPtr::new(seg),
+                head_seen: AtomicUsize::new(0),
+            }),
+            own_head: CachePadded::new(Own {
+                index: AtomicUsize::new(0),
+                seg: AtomicPtr::new(seg),
+                current: AtomicBool::new(false),
             }),
             tail: CachePadded::new(End {
                 index: AtomicUsize::new(0),
                 seg: AtomicPtr::new(seg),
+                head_seen: AtomicUsize::new(0),
             }),
             free: CachePadded::new(AtomicPtr::new(ptr::null_mut())),
             free_len: AtomicUsize::new(0),
+            free_cap,
             live: AtomicUsize::new(1),
             leak_values: core::sync::atomic::AtomicBool::new(false),
         }
@@ -320,7 +358,7 @@ impl<T> Queue<T> {
     /// # Safety
     /// No thread references `seg` any more, and its values have been moved out or dropped.
     unsafe fn recycle(&self, seg: *mut Segment<T>) {
-        if self.free_len.fetch_add(1, Ordering::Relaxed) >= FREE_CAP {
+        if self.free_len.fetch_add(1, Ordering::Relaxed) >= self.free_cap {
             self.free_len.fetch_sub(1, Ordering::Relaxed);
             self.live.fetch_sub(1, Ordering::Relaxed);
             // SAFETY: unreferenced (the caller's contract).
@@ -349,10 +387,29 @@ impl<T> Queue<T> {
         slot.stamp.store(t + 1, Ordering::Release);
     }
 
-    /// Whether a producer at `t` would exceed `cap` elements. Reads the head.
+    /// Whether a producer at `t` would exceed `cap` elements. Tests the cached lower bound of
+    /// the head first and reads the head itself (the consumers' cache line) only when that
+    /// bound leaves no room.
     #[inline(always)]
     fn full_at(&self, t: usize, cap: usize) -> bool {
+        // Relaxed: any value ever stored here was read from the head, which only grows, so it
+        // is at most the head now; room against it is room against the head. Capacity is a
+        // count, not a memory-safety bound (slots belong to segments, handed over by stamps),
+        // so nothing needs to be acquired through it.
+        let seen = self.tail.head_seen.load(Ordering::Relaxed);
+        if ordinal(t).saturating_sub(ordinal(seen)) < cap {
+            return false;
+        }
+        self.full_at_refresh(t, cap)
+    }
+
+    /// The slow half of [`Queue::full_at`]: reads the head and caches it.
+    #[inline(never)]
+    fn full_at_refresh(&self, t: usize, cap: usize) -> bool {
         let h = self.head.index.load(Ordering::Acquire);
+        // Relaxed: see `full_at`. Shared producers may store older heads over newer ones; the
+        // value stays a lower bound, which only costs a refresh.
+        self.tail.head_seen.store(h, Ordering::Relaxed);
         ordinal(t).saturating_sub(ordinal(h)) >= cap
     }
 
@@ -372,13 +429,16 @@ impl<T> Queue<T> {
         cap: Option<usize>,
     ) -> Result<usize, Refused<T>> {
         // Relaxed: only this thread writes the tail now, and earlier writers happened before.
+        // (The producer keeps no private copy of its position, unlike the consumer: nobody
+        // reads the tail on the single/single path, and the copy's extra load and store were
+        // measured to slow the unbounded stream down.)
         let t = self.tail.index.load(Ordering::Relaxed);
+        let seg = self.tail.seg.load(Ordering::Relaxed);
         if let Some(cap) = cap
             && self.full_at(t, cap)
         {
             return Err(Refused::Full(value));
         }
-        let seg = self.tail.seg.load(Ordering::Relaxed);
         if t % SEG == LAST {
             let next = self.take_free_segment();
             if next.is_null() {
@@ -389,13 +449,15 @@ impl<T> Queue<T> {
             unsafe { (*seg).next.store(next, Ordering::Release) };
             // SAFETY: single producer: index `t` is ours.
             unsafe { Self::write(seg, t, value) };
-            // Relaxed: the tail is read by other producers only after a change of discipline,
-            // which synchronises through the handle count, and by `len`, which is a snapshot.
+            // Relaxed: the tail segment is read by other producers only after a change of
+            // discipline, which synchronises through the handle count, and by `len`, which is
+            // a snapshot.
             self.tail.seg.store(next, Ordering::Relaxed);
             self.tail.index.store(t + 2, Ordering::Release);
         } else {
             // SAFETY: single producer: index `t` is ours.
             unsafe { Self::write(seg, t, value) };
+            // Release: the stamp before the tail, for shared consumers' emptiness test.
             self.tail.index.store(t + 1, Ordering::Release);
         }
         Ok(t)
@@ -460,6 +522,30 @@ impl<T> Queue<T> {
         }
     }
 
+    /// A single side's position from its own copy `own`, reloaded from the shared `end` after
+    /// the side was shared (the shared end is exact then: the shared discipline keeps it, and
+    /// a single owner stores every move to it).
+    ///
+    /// # Safety
+    /// The calling thread is the side's only one, and every earlier operation of the side
+    /// happened before this call.
+    #[inline(always)]
+    unsafe fn own_position(own: &Own<T>, end: &End<T>) -> (usize, *mut Segment<T>) {
+        // Relaxed throughout: only the side's single owner touches `own`, and the previous
+        // owner's accesses happened before (the contract).
+        if !own.current.load(Ordering::Relaxed) {
+            own.index
+                .store(end.index.load(Ordering::Relaxed), Ordering::Relaxed);
+            own.seg
+                .store(end.seg.load(Ordering::Relaxed), Ordering::Relaxed);
+            own.current.store(true, Ordering::Relaxed);
+        }
+        (
+            own.index.load(Ordering::Relaxed),
+            own.seg.load(Ordering::Relaxed),
+        )
+    }
+
     /// Single-consumer claim: the element at the head, if its stamp says it is written.
     ///
     /// # Safety
@@ -467,9 +553,8 @@ impl<T> Queue<T> {
     /// before this call.
     #[inline]
     pub(crate) unsafe fn claim_single(&self) -> Option<Claim<T>> {
-        // Relaxed: only this thread writes the head now (see the contract).
-        let h = self.head.index.load(Ordering::Relaxed);
-        let seg = self.head.seg.load(Ordering::Relaxed);
+        // SAFETY: the same contract, for the consumers.
+        let (h, seg) = unsafe { Self::own_position(&self.own_head, &self.head) };
         // SAFETY: the head segment is live: only this thread recycles segments now.
         let slot = unsafe { &(*seg).slots[h % SEG] };
         // Acquire: pairs with the producer's release, so the value is visible.
@@ -478,6 +563,21 @@ impl<T> Queue<T> {
         } else {
             None
         }
+    }
+
+    /// Moves the single consumer's position to `h` in `seg`: its own copy, then the head
+    /// (release: our reads of the slots before anyone who sees the head move on).
+    #[inline(always)]
+    fn advance_single(&self, h: usize, seg: *mut Segment<T>, new_seg: bool) {
+        // Relaxed: see `own_position`.
+        self.own_head.index.store(h, Ordering::Relaxed);
+        if new_seg {
+            self.own_head.seg.store(seg, Ordering::Relaxed);
+            // Relaxed: read by consumers only after a change of discipline, which
+            // synchronises through the handle count.
+            self.head.seg.store(seg, Ordering::Relaxed);
+        }
+        self.head.index.store(h, Ordering::Release);
     }
 
     /// Completes a single consumer's claim whose value has been moved out or dropped.
@@ -492,14 +592,12 @@ impl<T> Queue<T> {
             // stored `next` before the stamp we acquired; this pairs with its release.
             let next = unsafe { (*claim.seg).next.load(Ordering::Acquire) };
             debug_assert!(!next.is_null());
-            self.head.seg.store(next, Ordering::Relaxed);
-            // Release: our reads of the slot before anyone who sees the head move on.
-            self.head.index.store(h + 2, Ordering::Release);
+            self.advance_single(h + 2, next, true);
             // SAFETY: every slot of the segment is read and `next` was seen set, so no producer
             // or consumer references it any more.
             unsafe { self.recycle(claim.seg) };
         } else {
-            self.head.index.store(h + 1, Ordering::Release);
+            self.advance_single(h + 1, claim.seg, false);
         }
     }
 
@@ -516,9 +614,8 @@ impl<T> Queue<T> {
     /// As [`Queue::claim_single`], and `out.capacity() - out.len() >= max`.
     pub(crate) unsafe fn take_run_single(&self, max: usize, out: &mut Vec<T>) -> usize {
         debug_assert!(out.capacity() - out.len() >= max);
-        // Relaxed: only this thread writes the head now (see the contract).
-        let mut h = self.head.index.load(Ordering::Relaxed);
-        let seg = self.head.seg.load(Ordering::Relaxed);
+        // SAFETY: the same contract, for the consumers.
+        let (mut h, seg) = unsafe { Self::own_position(&self.own_head, &self.head) };
         let mut n = 0;
         while n < max {
             // SAFETY: the head segment is live: only this thread recycles segments now.
@@ -534,9 +631,8 @@ impl<T> Queue<T> {
                 // SAFETY: live until recycled below. Acquire: `next` was stored before the
                 // stamp we acquired.
                 let next = unsafe { (*seg).next.load(Ordering::Acquire) };
-                self.head.seg.store(next, Ordering::Relaxed);
-                // Release: as in `finish_single`, before the segment is recycled.
-                self.head.index.store(h + 2, Ordering::Release);
+                // As in `finish_single`, before the segment is recycled.
+                self.advance_single(h + 2, next, true);
                 // Within capacity (the contract): no allocation, no unwinding.
                 out.push(value);
                 // SAFETY: every slot read and `next` seen: nobody references `seg`.
@@ -550,8 +646,7 @@ impl<T> Queue<T> {
             // Within capacity (the contract): no allocation, no unwinding.
             out.push(value);
         }
-        // Release: our reads of the slots before anyone who sees the head move on.
-        self.head.index.store(h, Ordering::Release);
+        self.advance_single(h, seg, false);
         n
     }
 
@@ -562,10 +657,13 @@ impl<T> Queue<T> {
     /// Called by the only consumer, between operations, before a second consumer exists.
     pub(crate) unsafe fn share_consumers(&self) {
         // Relaxed: the other consumers receive their handles through a synchronising transfer.
+        // The head is exact: the single consumer stores every move to it.
         let h = self.head.index.load(Ordering::Relaxed);
         let seg = self.head.seg.load(Ordering::Relaxed);
         // SAFETY: the head segment is live (the caller is the only consumer).
         unsafe { (*seg).done.store(h % SEG, Ordering::Relaxed) };
+        // The shared consumers will move the head: a later single consumer reloads.
+        self.own_head.current.store(false, Ordering::Relaxed);
     }
 
     /// Shared-consumer claim: a compare-and-swap on the head index, then a wait for the
@@ -795,7 +893,7 @@ mod tests {
     }
 
     fn filled(n: usize, drops: &'static Counter, panic_at: Option<usize>) -> Queue<Elem> {
-        let q = Queue::new();
+        let q = Queue::new(None);
         for i in 0..n {
             let mut e = Elem(drops, Some(i) == panic_at);
             loop {
