@@ -25,8 +25,8 @@ use crate::eventcount::EventCount;
 use crate::progress::{Progress, ProgressGuarantee};
 use crate::queue::{Claim, Queue, Refused};
 use crate::remark;
+use crate::shared::{SHARED, handles};
 use crate::sync::{Arc, AtomicUsize, Ordering, spin_loop, yield_now};
-use core::cell::Cell;
 use core::fmt;
 use core::marker::PhantomData;
 use core::panic::Location;
@@ -196,7 +196,10 @@ impl<T> Chan<T> {
     fn change_line(&self, what: &str, at: &Location<'_>) -> String {
         let s = self.counts.senders.load(Ordering::Relaxed);
         let r = self.counts.receivers.load(Ordering::Relaxed);
-        remark::line(self.site, &self.kind(s, r), s, r, Some((what, at)))
+        // The kind follows the raw counts (a shared handle makes its side shared); the line
+        // reports the handles.
+        let kind = self.kind(s, r);
+        remark::line(self.site, &kind, handles(s), handles(r), Some((what, at)))
     }
 
     /// Pushes with the discipline the sender count selects; hands the value back when full.
@@ -492,12 +495,25 @@ impl<T> Chan<T> {
     }
 }
 
+/// Makes a handle `Send` but not `Sync` (see [`Sender`]). Its name is what the compiler
+/// shows when a handle is shared by reference between threads ("required because it appears
+/// within the type `NotSyncCloneOrCallIntoShared`"): give each thread a clone of the handle,
+/// or turn it into a `Sync` one with `into_shared()`.
+pub(crate) struct NotSyncCloneOrCallIntoShared(PhantomData<*const ()>);
+
+// SAFETY: a marker with no data; it exists only to withhold `Sync` (a raw pointer is neither
+// `Send` nor `Sync`, and only `Send` is given back).
+unsafe impl Send for NotSyncCloneOrCallIntoShared {}
+
 /// The sending half of a channel.
 ///
 /// `Send` but deliberately **not `Sync`**: the channel counts its senders to know whether one
 /// thread or several produce, and a `&Sender` shared between threads would be a second producer
 /// the count cannot see. To send from another thread, give it its own handle: **clone it**
-/// (crossbeam's and std's senders are `Sync`; this one is not, by design).
+/// (crossbeam's and std's senders are `Sync`; this one is not, by design). Code that must
+/// share one handle by reference (`&tx` in scoped threads, an `Arc` or a `static`) can turn
+/// it into a `Sync` [`SharedSender`](crate::SharedSender) with [`Sender::into_shared`], at the
+/// price of the shared discipline.
 ///
 /// ```compile_fail,E0277
 /// let (tx, _rx) = welltempered_channel::unbounded::<u32>();
@@ -517,14 +533,15 @@ pub struct Sender<T> {
     chan: Arc<Chan<T>>,
     /// Where this handle was made (the channel's construction or a `clone`), for remarks.
     made_at: &'static Location<'static>,
-    /// `Cell<()>` is `Send + !Sync`: see the type's docs.
-    _not_sync: PhantomData<Cell<()>>,
+    /// `Send + !Sync`: see the type's docs.
+    _not_sync: PhantomData<NotSyncCloneOrCallIntoShared>,
 }
 
 /// The receiving half of a channel.
 ///
 /// `Send` but deliberately **not `Sync`**, for the reason given on [`Sender`]: to receive on
-/// another thread, **clone it**.
+/// another thread, **clone it**, or share one by reference after
+/// [`Receiver::into_shared`].
 ///
 /// ```compile_fail,E0277
 /// let (_tx, rx) = welltempered_channel::unbounded::<u32>();
@@ -537,8 +554,8 @@ pub struct Receiver<T> {
     chan: Arc<Chan<T>>,
     /// Where this handle was made, for remarks.
     made_at: &'static Location<'static>,
-    /// `Cell<()>` is `Send + !Sync`: see [`Sender`].
-    _not_sync: PhantomData<Cell<()>>,
+    /// `Send + !Sync`: see [`Sender`].
+    _not_sync: PhantomData<NotSyncCloneOrCallIntoShared>,
 }
 
 impl<T> Sender<T> {
@@ -670,7 +687,47 @@ impl<T> Sender<T> {
 
     /// Live senders of this channel.
     pub fn sender_count(&self) -> usize {
-        self.chan.counts.senders.load(Ordering::Relaxed)
+        handles(self.chan.counts.senders.load(Ordering::Relaxed))
+    }
+
+    /// Counts this handle as a shared one (see `shared.rs`); the caller wraps it in a
+    /// `SharedSender`.
+    #[track_caller]
+    pub(crate) fn add_shared_weight(&self) {
+        // Relaxed: as in `clone`, the shared handle reaches other threads only through a
+        // synchronising transfer (or a borrow that one provides).
+        let before = self
+            .chan
+            .counts
+            .senders
+            .fetch_add(SHARED - 1, Ordering::Relaxed);
+        if before == 1 && remark::enabled() {
+            self.chan.remark_change("into_shared", Location::caller());
+        }
+    }
+
+    /// Takes this handle's shared weight away, all but the one its own drop removes.
+    pub(crate) fn remove_shared_weight(&self) {
+        // Release: our pushes before the count a returning single producer acquires.
+        self.chan
+            .counts
+            .senders
+            .fetch_sub(SHARED - 1, Ordering::Release);
+    }
+
+    /// Another handle counted as shared, from a shared one.
+    #[track_caller]
+    pub(crate) fn clone_shared(&self) -> Self {
+        // Relaxed: as in `clone`.
+        self.chan
+            .counts
+            .senders
+            .fetch_add(SHARED, Ordering::Relaxed);
+        Self {
+            chan: self.chan.clone(),
+            made_at: Location::caller(),
+            _not_sync: PhantomData,
+        }
     }
 }
 
@@ -916,7 +973,53 @@ impl<T> Receiver<T> {
 
     /// Live receivers of this channel.
     pub fn receiver_count(&self) -> usize {
-        self.chan.counts.receivers.load(Ordering::Relaxed)
+        handles(self.chan.counts.receivers.load(Ordering::Relaxed))
+    }
+
+    /// Counts this handle as a shared one (see `shared.rs`); the caller wraps it in a
+    /// `SharedReceiver`.
+    #[track_caller]
+    pub(crate) fn add_shared_weight(&self) {
+        // Acquire: as in `clone`.
+        if !self.chan.rendezvous && self.chan.counts.receivers.load(Ordering::Acquire) == 1 {
+            // SAFETY: one receiver exists, ours, on this thread and between operations (as in
+            // `clone`).
+            unsafe { self.chan.queue.share_consumers() };
+        }
+        // Relaxed: as in `clone`.
+        let before = self
+            .chan
+            .counts
+            .receivers
+            .fetch_add(SHARED - 1, Ordering::Relaxed);
+        if before == 1 && remark::enabled() {
+            self.chan.remark_change("into_shared", Location::caller());
+        }
+    }
+
+    /// Takes this handle's shared weight away, all but the one its own drop removes.
+    pub(crate) fn remove_shared_weight(&self) {
+        // Release: our receives before the count a returning single consumer acquires.
+        self.chan
+            .counts
+            .receivers
+            .fetch_sub(SHARED - 1, Ordering::Release);
+    }
+
+    /// Another handle counted as shared, from a shared one (the consumers are shared
+    /// already).
+    #[track_caller]
+    pub(crate) fn clone_shared(&self) -> Self {
+        // Relaxed: as in `clone`.
+        self.chan
+            .counts
+            .receivers
+            .fetch_add(SHARED, Ordering::Relaxed);
+        Self {
+            chan: self.chan.clone(),
+            made_at: Location::caller(),
+            _not_sync: PhantomData,
+        }
     }
 
     /// Segments the channel holds right now (each `SEG - 1` slots; 256 offsets in normal
@@ -1063,6 +1166,30 @@ impl<T> Iterator for TryIter<'_, T> {
 /// A blocking iterator that owns its [`Receiver`].
 pub struct IntoIter<T> {
     rx: Receiver<T>,
+}
+
+// `Iter` and `IntoIter` end only when every sender is gone and the channel is empty, which
+// lasts: they are fused. `TryIter` ends whenever the channel is empty now, and may yield again
+// later, so it is not.
+impl<T> core::iter::FusedIterator for Iter<'_, T> {}
+impl<T> core::iter::FusedIterator for IntoIter<T> {}
+
+impl<T> fmt::Debug for Iter<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Iter").field("rx", self.rx).finish()
+    }
+}
+
+impl<T> fmt::Debug for TryIter<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TryIter").field("rx", self.rx).finish()
+    }
+}
+
+impl<T> fmt::Debug for IntoIter<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IntoIter").field("rx", &self.rx).finish()
+    }
 }
 
 impl<T> Iterator for IntoIter<T> {
@@ -1602,6 +1729,24 @@ mod tests {
         let v: Vec<i32> = (&rx).into_iter().collect();
         assert_eq!(v, (3..10).collect::<Vec<_>>());
         assert_eq!(rx.into_iter().next(), None);
+    }
+
+    #[test]
+    fn iterators_are_fused_and_debug() {
+        fn fused<I: core::iter::FusedIterator>(_: &I) {}
+        let (tx, rx) = unbounded::<u8>();
+        tx.send(1).unwrap();
+        drop(tx);
+        let mut it = rx.iter();
+        fused(&it);
+        assert!(format!("{it:?}").starts_with("Iter"));
+        assert_eq!(it.next(), Some(1));
+        assert_eq!(it.next(), None);
+        assert_eq!(it.next(), None, "stays ended");
+        assert!(format!("{:?}", rx.try_iter()).starts_with("TryIter"));
+        let it = rx.into_iter();
+        fused(&it);
+        assert!(format!("{it:?}").starts_with("IntoIter"));
     }
 
     #[test]

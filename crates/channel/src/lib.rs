@@ -34,6 +34,41 @@
 //!   `remark: channel at src/main.rs:12:14: spsc (senders: 1, receivers: 1)`.
 //! * Memory goes back after a burst: drained segments beyond a small free list are freed
 //!   ([`Receiver::allocated_segments`] shows it).
+//!
+//! # Porting from crossbeam-channel or `std::sync::mpsc`
+//!
+//! Most code compiles after changing the path: the constructors ([`unbounded`], [`bounded`],
+//! and std's names [`channel`] and [`sync_channel`]), the methods and the error types are the
+//! same. The one difference is on purpose: **handles are `Send` but not `Sync`**, because the
+//! channel counts its handles to know how many threads use each side. Code that shares one
+//! handle *by reference* then fails to compile, with a note naming
+//! `NotSyncCloneOrCallIntoShared`. Two fixes:
+//!
+//! * **Clone the handle for each thread** (fastest: a side with one handle runs without
+//!   read-modify-write, and returns to that after its clones are dropped).
+//! * **Make it shareable** with [`Sender::into_shared`] / [`Receiver::into_shared`]: a
+//!   [`SharedSender`] or [`SharedReceiver`] is `Sync` and derefs to the plain handle, so
+//!   `&tx` in scoped threads, `Arc<SharedSender<T>>` and `static`s work unchanged; its side
+//!   then always uses the shared discipline.
+//!
+//! ```
+//! // crossbeam style: one sender shared by reference between scoped threads.
+//! let (tx, rx) = welltempered_channel::channel::<usize>();
+//! let tx = tx.into_shared();
+//! std::thread::scope(|s| {
+//!     for i in 0..3 {
+//!         let tx = &tx;
+//!         s.spawn(move || tx.send(i).unwrap());
+//!     }
+//! });
+//! drop(tx);
+//! assert_eq!(rx.iter().sum::<usize>(), 3);
+//! ```
+//!
+//! Other differences: `select!` and the timer channels (`after`, `tick`, `never`) of
+//! crossbeam are not provided; [`Receiver::recv_ref`] (a borrowing receive) needs a plain
+//! handle; the last receiver's drop drops the elements left in the channel, as crossbeam's
+//! current version does.
 
 mod chan;
 pub mod error;
@@ -42,6 +77,7 @@ mod fence;
 pub mod progress;
 mod queue;
 mod remark;
+mod shared;
 pub mod spsc;
 mod sync;
 mod trim;
@@ -50,6 +86,7 @@ pub use chan::{Builder, IntoIter, Iter, Receiver, RecvGuard, Sender, TryIter, Wa
 pub use error::{
     RecvError, RecvTimeoutError, SendError, SendTimeoutError, TryRecvError, TrySendError,
 };
+pub use shared::{SharedReceiver, SharedSender};
 
 /// An unbounded channel (default waiting: spin, then park).
 #[track_caller]
@@ -62,4 +99,23 @@ pub fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
 #[track_caller]
 pub fn bounded<T>(cap: usize) -> (Sender<T>, Receiver<T>) {
     Builder::new().bounded(cap)
+}
+
+/// An unbounded channel under `std::sync::mpsc`'s name: the same as [`unbounded`].
+///
+/// ```
+/// let (tx, rx) = welltempered_channel::channel();
+/// tx.send("hello").unwrap();
+/// assert_eq!(rx.recv(), Ok("hello"));
+/// ```
+#[track_caller]
+pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    Builder::new().unbounded()
+}
+
+/// A bounded channel under `std::sync::mpsc`'s name: the same as [`bounded`]
+/// (`sync_channel(0)` is a rendezvous channel, as in std).
+#[track_caller]
+pub fn sync_channel<T>(bound: usize) -> (Sender<T>, Receiver<T>) {
+    Builder::new().bounded(bound)
 }
