@@ -26,7 +26,7 @@ use crate::progress::{Progress, ProgressGuarantee};
 use crate::queue::{Claim, Queue, Refused};
 use crate::remark;
 use crate::shared::{SHARED, handles};
-use crate::sync::{Arc, AtomicUsize, Ordering, spin_loop, yield_now};
+use crate::sync::{Arc, AtomicU32, AtomicUsize, Ordering, spin_loop, yield_now};
 use core::fmt;
 use core::marker::PhantomData;
 use core::panic::Location;
@@ -57,14 +57,19 @@ impl Default for Wait {
 /// Rounds of pure spinning before a waiter starts yielding its time slice.
 const SPIN_ROUNDS: u32 = 16;
 
-/// Whether a waiter of strategy `wait` that has waited `round` rounds goes to sleep now.
+/// Yields a waiter keeps however its spinning budget shrinks, so that a wait can still end
+/// while yielding and grow the budget back.
+const MIN_YIELDS: u32 = 2;
+
+/// Whether a waiter of strategy `wait` that has waited `round` rounds goes to sleep now,
+/// with `budget` rounds of spinning and yielding allowed (see [`Chan::adapt_budget`]).
 /// [`Wait::Spin`] never does: its senders never notify, so a sleeper would never wake.
 #[inline]
-fn parks_after(wait: Wait, round: u32) -> bool {
+fn parks_after(wait: Wait, round: u32, budget: u32) -> bool {
     match wait {
         Wait::Spin => false,
         Wait::Park => true,
-        Wait::SpinThenPark { spins } => round >= spins,
+        Wait::SpinThenPark { spins } => round >= spins.min(budget),
     }
 }
 
@@ -133,6 +138,9 @@ pub(crate) struct Chan<T> {
     /// Receivers blocked in a receive (maintained for rendezvous channels only).
     blocked_receivers: AtomicUsize,
     wait: Wait,
+    /// Rounds a [`Wait::SpinThenPark`] waiter spins and yields before it sleeps, adapted to
+    /// how waits end (see [`Chan::adapt_budget`]); at most the strategy's `spins`.
+    spin_budget: AtomicU32,
     /// Receivers sleep here until an element arrives or the senders are gone.
     recv_ec: EventCount,
     /// Senders sleep here until room appears (or their element is taken) or the receivers
@@ -157,6 +165,10 @@ impl<T> Chan<T> {
             rendezvous: cap == Some(0),
             blocked_receivers: AtomicUsize::new(0),
             wait,
+            spin_budget: AtomicU32::new(match wait {
+                Wait::SpinThenPark { spins } => spins,
+                _ => 0,
+            }),
             recv_ec: EventCount::new(),
             send_ec: EventCount::new(),
             site,
@@ -320,6 +332,7 @@ impl<T> Chan<T> {
         let mut round: u32 = 0;
         loop {
             if let Some(r) = attempt() {
+                self.adapt_budget(round, false);
                 return Some(r);
             }
             if let Some(d) = deadline
@@ -327,7 +340,7 @@ impl<T> Chan<T> {
             {
                 return None;
             }
-            if !parks_after(self.wait, round) {
+            if !parks_after(self.wait, round, self.spin_budget.load(Ordering::Relaxed)) {
                 if round < SPIN_ROUNDS {
                     for _ in 0..(1u32 << round.min(6)) {
                         spin_loop();
@@ -344,9 +357,36 @@ impl<T> Chan<T> {
                 ec.cancel();
                 return Some(r);
             }
+            self.adapt_budget(round, true);
             if !ec.wait(key, deadline) {
                 return attempt();
             }
+        }
+    }
+
+    /// Adapts the spinning budget to how a wait of `round` rounds ended, as the adaptive
+    /// spin of the futex lock does: a wait that had to sleep halves it (down to the spinning
+    /// rounds and [`MIN_YIELDS`] yields), and one that ended while yielding doubles it (up to the
+    /// strategy's `spins`). When the partner is running, waits end while spinning and the
+    /// budget stays; when it is not (more threads than cores, foreign load), yielding mostly
+    /// hands the processor to someone else's work, and waiters soon sleep instead.
+    #[inline]
+    fn adapt_budget(&self, round: u32, slept: bool) {
+        let Wait::SpinThenPark { spins } = self.wait else {
+            return;
+        };
+        if !slept && round <= SPIN_ROUNDS {
+            return;
+        }
+        // Relaxed: a heuristic; racing updates lose an adjustment, nothing else.
+        let b = self.spin_budget.load(Ordering::Relaxed);
+        let next = if slept {
+            (b / 2).max((SPIN_ROUNDS + MIN_YIELDS).min(spins))
+        } else {
+            b.saturating_mul(2).min(spins)
+        };
+        if next != b {
+            self.spin_budget.store(next, Ordering::Relaxed);
         }
     }
 
@@ -1731,6 +1771,32 @@ mod tests {
         assert_eq!(rx.into_iter().next(), None);
     }
 
+    /// The spinning budget halves when waits sleep (to the spinning rounds plus a couple of
+    /// yields, never below) and doubles back when waits end while yielding.
+    #[test]
+    fn spin_budget_adapts_to_how_waits_end() {
+        let (tx, _rx) = Builder::new()
+            .wait(Wait::SpinThenPark { spins: 100 })
+            .bounded::<u8>(1);
+        let chan = &*tx.chan;
+        let budget = || chan.spin_budget.load(Ordering::Relaxed);
+        assert_eq!(budget(), 100);
+        chan.adapt_budget(100, true);
+        assert_eq!(budget(), 50);
+        for _ in 0..10 {
+            chan.adapt_budget(budget(), true);
+        }
+        assert_eq!(budget(), SPIN_ROUNDS + MIN_YIELDS);
+        chan.adapt_budget(3, false); // ended while spinning: no change
+        assert_eq!(budget(), SPIN_ROUNDS + MIN_YIELDS);
+        chan.adapt_budget(SPIN_ROUNDS + 1, false); // ended while yielding
+        assert_eq!(budget(), 2 * (SPIN_ROUNDS + MIN_YIELDS));
+        for _ in 0..10 {
+            chan.adapt_budget(SPIN_ROUNDS + 1, false);
+        }
+        assert_eq!(budget(), 100, "never above the strategy's spins");
+    }
+
     #[test]
     fn iterators_are_fused_and_debug() {
         fn fused<I: core::iter::FusedIterator>(_: &I) {}
@@ -1823,11 +1889,12 @@ mod tests {
         // A spinning channel's senders never notify: a waiter that went to sleep after some
         // (large) number of rounds would never wake.
         for round in [0, 100, u32::MAX - 1, u32::MAX] {
-            assert!(!parks_after(Wait::Spin, round));
-            assert!(parks_after(Wait::Park, round));
+            assert!(!parks_after(Wait::Spin, round, 0));
+            assert!(parks_after(Wait::Park, round, u32::MAX));
         }
-        assert!(!parks_after(Wait::SpinThenPark { spins: 3 }, 2));
-        assert!(parks_after(Wait::SpinThenPark { spins: 3 }, 3));
+        assert!(!parks_after(Wait::SpinThenPark { spins: 3 }, 2, 100));
+        assert!(parks_after(Wait::SpinThenPark { spins: 3 }, 3, 100));
+        assert!(parks_after(Wait::SpinThenPark { spins: 100 }, 20, 20));
     }
 
     #[test]
