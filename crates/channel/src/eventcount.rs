@@ -48,9 +48,9 @@ impl EventCount {
     /// Announces a waiter. Re-check the condition afterwards, then [`EventCount::wait`] or
     /// [`EventCount::cancel`].
     pub(crate) fn prepare(&self) -> Key {
-        // The process registers for the heavy fence on its first sleep, not on its first
-        // channel: a program that never sleeps on a channel never pays the registration
-        // (milliseconds on a loaded machine). Until then light fences are full fences.
+        // The process registers for the heavy fence before its first heavy fence, not on its
+        // first channel (see `fence.rs`: a program that neither sleeps nor sends long streams
+        // never pays the registration). Until then light fences are full fences.
         fence::init();
         self.waiters.fetch_add(1, Ordering::SeqCst);
         // The waiter's half of the Dekker pair: the announcement before the re-check. The
