@@ -11,7 +11,7 @@
 //! indices, so a recycled segment needs no reset.
 //!
 //! Each side claims indices in one of two ways, chosen per operation from that side's handle
-//! count (the caller decides; see `chan.rs`):
+//! count (the caller decides; see `chan/topology.rs`):
 //!
 //! * **Single**: the side's index and segment pointer are only ever touched by one thread, so a
 //!   claim is plain loads and stores (no read-modify-write). Producer: write, stamp, store tail.

@@ -5,28 +5,19 @@
 //! **How.** A plain handle is `!Sync` so that the number of handles on a side is the number of
 //! threads that can use it: one handle means one thread, and the side runs its single
 //! discipline (no read-modify-write). A shared handle gives that up on purpose: while one
-//! exists, its side counts it as [`SHARED`] handles (more than one), so every operation of
+//! exists, its side counts it as many handles (more than one), so every operation of
 //! every handle on that side takes the shared discipline (compare-and-swap claims), which is
 //! safe from any number of threads at once. When the last shared handle of a side is dropped,
 //! a remaining plain handle returns to the single discipline at its next operation, by the
 //! same acquire/release of the count as after dropping a clone.
 //!
 //! **Guarantees.** Those of the channel's shared disciplines (see the crate documentation);
-//! the count of shared handles lives in the high half of the side's handle count.
+//! the count of shared handles lives in the high half of the side's handle count
+//! (`chan/topology.rs`).
 
 use crate::chan::{Iter, Receiver, Sender, TryIter};
 use core::fmt;
 use core::ops::Deref;
-
-/// What one shared handle adds to its side's handle count: the high half of the word, so
-/// that plain and shared handles are counted apart and any shared handle makes the count
-/// differ from one.
-pub(crate) const SHARED: usize = 1 << (usize::BITS / 2);
-
-/// The number of handles a side's raw count stands for (plain plus shared).
-pub(crate) fn handles(raw: usize) -> usize {
-    raw % SHARED + raw / SHARED
-}
 
 /// A sending handle that can be shared between threads by reference: `Sync`, unlike
 /// [`Sender`]. Made by [`Sender::into_shared`]; derefs to [`Sender`], so it has every
