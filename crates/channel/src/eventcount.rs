@@ -109,6 +109,29 @@ impl EventCount {
         }
     }
 
+    /// Wakes one sleeper if there is one: for a change that one waiter can use (one slot of
+    /// room), where every sleeper waits for the same kind of change. A woken waiter always
+    /// re-checks before it leaves (even at its deadline), so the change is used or was
+    /// already taken by someone awake; other sleepers need not stampede for it.
+    #[inline]
+    pub(crate) fn notify_one(&self) {
+        // As in `notify`.
+        fence::light();
+        if self.waiters.load(Ordering::Relaxed) > 0 {
+            self.wake_one();
+        }
+    }
+
+    #[cold]
+    fn wake_one(&self) {
+        let guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        // The epoch moves for everyone: a waiter between its announcement and its sleep sees
+        // it and re-checks instead of sleeping; of those asleep, one is woken.
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        drop(guard);
+        self.cv.notify_one();
+    }
+
     /// Wakes every sleeper unconditionally (disconnection).
     pub(crate) fn notify_all(&self) {
         let guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());

@@ -224,6 +224,28 @@ fn bounded_parking_both_sides() {
     });
 }
 
+/// Two senders asleep on a full bounded(1) channel, woken one per receive: no wake-up is
+/// lost when each take wakes one sleeper instead of all of them.
+/// Three threads that park: explored with one preemption (two take minutes).
+#[test]
+fn two_parked_senders_are_woken_one_per_take() {
+    let mut b = loom::model::Builder::new();
+    b.max_branches = 100_000;
+    b.preemption_bound = Some(1);
+    b.check(|| {
+        let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<usize>(1);
+        tx.send(0).unwrap();
+        let tx2 = tx.clone();
+        let a = thread::spawn(move || tx.send(1).unwrap());
+        let b = thread::spawn(move || tx2.send(2).unwrap());
+        let mut got = vec![rx.recv().unwrap(), rx.recv().unwrap(), rx.recv().unwrap()];
+        a.join().unwrap();
+        b.join().unwrap();
+        got.sort_unstable();
+        assert_eq!(got, vec![0, 1, 2]);
+    });
+}
+
 /// Many to many, with a consumer switch mid-segment: shared consumers count the slots they
 /// read, the last reader recycles the segment, and the producer reuses it while the other
 /// consumer may still be in its neighbour. Loom flags any access to a recycled slot.

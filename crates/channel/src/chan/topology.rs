@@ -114,7 +114,15 @@ impl<T> Chan<T> {
             unsafe { self.queue.finish_single(claim) };
         }
         if self.cap.is_some() && self.wait != Wait::Spin {
-            self.send_ec.notify();
+            if self.rendezvous {
+                // Rendezvous senders sleep for different things (room, or their own element
+                // taken): wake them all.
+                self.send_ec.notify();
+            } else {
+                // One slot of room: one sleeping sender can use it (all of them wait for
+                // room), so one is woken instead of all of them.
+                self.send_ec.notify_one();
+            }
         }
     }
 
