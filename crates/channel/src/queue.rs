@@ -205,6 +205,9 @@ pub(crate) struct Queue<T> {
     free_cap: usize,
     /// Segments allocated and not yet freed (a diagnostic: the memory the queue holds).
     live: AtomicUsize,
+    /// Set when the last receiver has gone and starts discarding what is left: the head it
+    /// moves then makes no room for bounded producers (see [`Queue::full_at_refresh`]).
+    receivers_gone: AtomicBool,
     /// Set when dropping an element unwound while the last receiver discarded the rest: the
     /// queue's own drop then leaks the remaining elements instead of dropping them (as
     /// crossbeam-channel does), rather than running more drops during the unwind.
@@ -246,6 +249,7 @@ impl<T> Queue<T> {
             free_len: AtomicUsize::new(0),
             free_cap,
             live: AtomicUsize::new(1),
+            receivers_gone: AtomicBool::new(false),
             leak_values: core::sync::atomic::AtomicBool::new(false),
         }
     }
@@ -403,10 +407,32 @@ impl<T> Queue<T> {
         self.full_at_refresh(t, cap)
     }
 
+    /// Called by the last receiver before it discards the elements left: from then on the
+    /// head it moves is not room. Otherwise a bounded sender that checked for receivers just
+    /// before they went could see the discard's room and push into a channel nobody can
+    /// receive from, and return `Ok`.
+    pub(crate) fn close_for_producers(&self) {
+        // Relaxed: the discard's release stores of the head come after in program order, so
+        // a producer that acquires a moved head sees this.
+        self.receivers_gone.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`Queue::close_for_producers`] was called: every receiver is gone. A producer
+    /// refused for want of room checks it, so that it reports the disconnection.
+    pub(crate) fn closed_for_producers(&self) -> bool {
+        // Relaxed: a hint on a failure path; the handle count is the authority.
+        self.receivers_gone.load(Ordering::Relaxed)
+    }
+
     /// The slow half of [`Queue::full_at`]: reads the head and caches it.
     #[inline(never)]
     fn full_at_refresh(&self, t: usize, cap: usize) -> bool {
         let h = self.head.index.load(Ordering::Acquire);
+        // Relaxed: ordered by the acquire above (see `receivers_gone`). Full for good: the
+        // caller then finds the receivers gone in its waiting loop.
+        if self.receivers_gone.load(Ordering::Relaxed) {
+            return true;
+        }
         // Relaxed: see `full_at`. Shared producers may store older heads over newer ones; the
         // value stays a lower bound, which only costs a refresh.
         self.tail.head_seen.store(h, Ordering::Relaxed);

@@ -207,6 +207,7 @@ impl<T> Chan<T> {
                 self.0.leak_remaining_values();
             }
         }
+        self.queue.close_for_producers();
         loop {
             // SAFETY: the receiver count is zero, so no receiver exists or can be made, and the
             // departed ones' operations happened before (their release decrements, acquired
@@ -343,7 +344,8 @@ impl<T> Chan<T> {
                 Err(TrySendError::Full(v)) => value = v,
             }
             let ready = self.block(&self.send_ec, deadline, || {
-                (self.counts.receivers.load(Ordering::Acquire) == 0
+                (self.receivers_gone()
+                    || self.queue.closed_for_producers()
                     || self.queue.len() < self.cap.unwrap_or(usize::MAX))
                 .then_some(())
             });
@@ -359,7 +361,15 @@ impl<T> Chan<T> {
         if self.counts.receivers.load(Ordering::Acquire) == 0 {
             return Err(TrySendError::Disconnected(value));
         }
-        self.push(value).map_err(TrySendError::Full)
+        self.push(value).map_err(|v| {
+            // Refused for want of room: the last receiver may have gone meanwhile, and its
+            // discards make no room (see `Queue::close_for_producers`).
+            if self.queue.closed_for_producers() {
+                TrySendError::Disconnected(v)
+            } else {
+                TrySendError::Full(v)
+            }
+        })
     }
 
     /// A rendezvous sender's wait for the element it pushed at `index`: `Ok` once a receiver
