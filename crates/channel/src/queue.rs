@@ -959,6 +959,25 @@ mod tests {
         assert_eq!(DROPS.load(Ordering::SeqCst), SEG + 2);
     }
 
+    /// Once closed to producers (the last receiver discarding what is left), the head the
+    /// discard moves is not room: a bounded push is refused, and the refusal can be told
+    /// apart as a disconnection.
+    #[test]
+    fn a_discard_makes_no_room() {
+        let q: Queue<u32> = Queue::new(Some(1));
+        // SAFETY: this thread is the only producer and the only consumer.
+        unsafe {
+            assert!(q.push_single(0, Some(1)).is_ok());
+            assert!(matches!(q.push_single(1, Some(1)), Err(Refused::Full(1))));
+            q.close_for_producers();
+            let c = q.claim_single().expect("the element is there");
+            assert_eq!(c.value_ptr().read(), 0);
+            q.finish_single(c);
+            assert!(matches!(q.push_single(2, Some(1)), Err(Refused::Full(2))));
+        }
+        assert!(q.closed_for_producers());
+    }
+
     #[test]
     fn leak_remaining_values_leaks_them() {
         static DROPS: Counter = Counter::new(0);
