@@ -48,9 +48,10 @@ impl EventCount {
     /// Announces a waiter. Re-check the condition afterwards, then [`EventCount::wait`] or
     /// [`EventCount::cancel`].
     pub(crate) fn prepare(&self) -> Key {
-        // The process registers for the heavy fence before its first heavy fence, not on its
-        // first channel (see `fence.rs`: a program that neither sleeps nor sends long streams
-        // never pays the registration). Until then light fences are full fences.
+        // The process starts its registration for the heavy fence at its first heavy fence,
+        // not on its first channel, and on a helper thread (see `fence.rs`: a program that
+        // neither sleeps nor sends long streams never pays it, and no thread waits for it).
+        // Until it is done, light fences are full fences.
         fence::init();
         self.waiters.fetch_add(1, Ordering::SeqCst);
         // The waiter's half of the Dekker pair: the announcement before the re-check. The

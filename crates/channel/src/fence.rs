@@ -8,12 +8,23 @@
 //! receiver about to sleep, which has already spun. Where `membarrier` is unavailable (other
 //! systems, seccomp, loom, Miri) both sides use a `SeqCst` fence.
 //!
-//! **Registration, lazily.** Registering costs a fraction of a millisecond on a quiet machine
-//! and several on a loaded one, so a channel does not register when it is made: a thread
-//! registers before its first heavy fence (a receiver's first sleep), or after 256
-//! light fences that had to be full fences (a long stream that nobody sleeps on). Until then
-//! light fences are full fences. Every heavy fence follows a registration attempt, so a light
-//! fence that skips the hardware fence can only meet a heavy fence that uses `membarrier`.
+//! **Registration, lazily and off the program's threads.** Registering takes a few
+//! microseconds in a single-threaded process but waits for an RCU grace period in a
+//! multithreaded one: milliseconds on a quiet machine, more on a loaded one. So a channel does
+//! not register when it is made, and no thread of the program waits for the registration: the
+//! first heavy fence (a receiver's first sleep), or the 256th light fence of a thread that had
+//! to be a full fence (a long stream that nobody sleeps on), starts a short-lived helper thread
+//! that registers and then publishes the result. Until then light fences are full fences and
+//! heavy fences are `SeqCst` fences, which order each other.
+//!
+//! A light fence reads the state with acquire and a heavy fence reads it with an acquire-release
+//! read-modify-write, and the helper publishes "available" with one too. So if a heavy fence
+//! still reads "registering" while a light fence reads "available" (and skips the hardware
+//! fence), the heavy fence's RMW precedes the helper's in the state's modification order, and
+//! everything before the heavy fence happens before the light fence's next access (release
+//! sequence to the helper, then the helper's release to the light fence's acquire): the pair
+//! stays ordered without the barrier. Otherwise the heavy fence reads "available" and issues
+//! `membarrier`, or both sides fence fully.
 //!
 //! **Failure.** Registration is per process image: a `fork` child inherits our "available"
 //! state but not the kernel's registration, and a seccomp filter installed later can refuse the
@@ -40,6 +51,8 @@ mod imp {
     const UNKNOWN: u8 = 0;
     const AVAILABLE: u8 = 1;
     const UNAVAILABLE: u8 = 2;
+    /// The helper thread is registering.
+    const REGISTERING: u8 = 3;
 
     /// Whether the heavy side uses `membarrier` (and so the light side may skip its fence).
     static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
@@ -63,12 +76,16 @@ mod imp {
         STATE.store(UNKNOWN, Ordering::SeqCst);
     }
 
-    /// Registers the process for expedited private barriers, once (again in a `fork` child).
-    /// Must run before the first light fence that skips the hardware fence, which it does:
-    /// the state only becomes `AVAILABLE` here, and a light fence that saw `UNKNOWN` used a
-    /// full fence.
+    /// Starts the registration for expedited private barriers, once (again in a `fork`
+    /// child), on a helper thread: the caller does not wait for it. Light fences skip the
+    /// hardware fence only once the helper has published `AVAILABLE`.
     pub(super) fn init() {
-        if STATE.load(Ordering::Acquire) != UNKNOWN {
+        if STATE.load(Ordering::Relaxed) != UNKNOWN
+            // Acquire: nothing to order here; the winner alone starts the helper.
+            || STATE
+                .compare_exchange(UNKNOWN, REGISTERING, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+        {
             return;
         }
         static AT_FORK: std::sync::Once = std::sync::Once::new();
@@ -78,23 +95,44 @@ mod imp {
             // use). A failure (ENOMEM) leaves fork children to the fallback below.
             unsafe { libc::pthread_atfork(None, None, Some(forget_in_child)) };
         });
+        let helper = std::thread::Builder::new()
+            .name("wt-membarrier".into())
+            .stack_size(64 * 1024)
+            .spawn(register);
+        if helper.is_err() {
+            // No thread to spare: full fences for good, which are always correct.
+            publish(false);
+        }
+    }
+
+    /// Registers this process and publishes the outcome (the helper thread's body).
+    fn register() {
         let q = membarrier(CMD_QUERY);
         let ok = q >= 0
             && q & (CMD_PRIVATE_EXPEDITED as libc::c_long) != 0
             && membarrier(CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
-        // Release/acquire: registration happens before anyone sees `AVAILABLE`.
+        publish(ok);
+    }
+
+    /// Ends `REGISTERING`. An acquire-release read-modify-write: heavy fences that read
+    /// `REGISTERING` with theirs head release sequences it continues, so they happen before
+    /// every light fence that reads `AVAILABLE` (see the module documentation). It fails only
+    /// in a `fork` child that reset the state meanwhile, which starts over.
+    fn publish(ok: bool) {
         let _ = STATE.compare_exchange(
-            UNKNOWN,
+            REGISTERING,
             if ok { AVAILABLE } else { UNAVAILABLE },
             Ordering::AcqRel,
-            Ordering::Acquire,
+            Ordering::Relaxed,
         );
     }
 
     #[inline(always)]
     pub(super) fn available() -> bool {
-        // Relaxed: a stale `UNKNOWN` only makes the light side use a full fence.
-        STATE.load(Ordering::Relaxed) == AVAILABLE
+        // Acquire: pairs with the helper's publication, which carries every heavy fence that
+        // did not see it (see the module documentation). A stale value other than `AVAILABLE`
+        // only makes the light side use a full fence.
+        STATE.load(Ordering::Acquire) == AVAILABLE
     }
 
     /// Full light fences a thread issues before it registers the process itself.
@@ -128,7 +166,13 @@ mod imp {
     /// Returns `false` when light fences may have skipped the hardware fence and the
     /// barrier could not be issued: the state is `UNAVAILABLE` from then on.
     pub(super) fn heavy() -> bool {
-        if !available() || membarrier(CMD_PRIVATE_EXPEDITED) == 0 {
+        // AcqRel read-modify-write: reads the newest state, and if that is not `AVAILABLE`,
+        // heads a release sequence the helper's publication continues (see the module
+        // documentation): light fences that skip the hardware fence are then ordered after
+        // this one without a barrier.
+        if STATE.fetch_or(0, Ordering::AcqRel) != AVAILABLE
+            || membarrier(CMD_PRIVATE_EXPEDITED) == 0
+        {
             return true;
         }
         // SeqCst: every light fence that starts after this sees it and fences fully.
@@ -140,6 +184,26 @@ mod imp {
     #[cfg(test)]
     pub(super) fn registered() -> bool {
         available()
+    }
+
+    /// Waits until no registration is under way, for tests.
+    #[cfg(test)]
+    pub(super) fn settled() {
+        while STATE.load(Ordering::Acquire) == REGISTERING {
+            std::thread::yield_now();
+        }
+    }
+
+    /// Registers on the calling thread if nobody has started to, for a `fork` child of a
+    /// multithreaded test, which must not start threads.
+    #[cfg(test)]
+    pub(super) fn register_here() {
+        if STATE
+            .compare_exchange(UNKNOWN, REGISTERING, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+        {
+            register();
+        }
     }
 }
 
@@ -157,9 +221,8 @@ mod imp {
     }
 }
 
-/// Prepares the heavy side (registers with the kernel once per process). Called before every
-/// heavy fence, so that no heavy fence is issued while the state is undecided: a light fence
-/// that skips the hardware fence then always meets a `membarrier`.
+/// Starts the heavy side's registration with the kernel, once per process, without waiting
+/// for it (see the module documentation). Called before a heavy fence.
 pub(crate) fn init() {
     imp::init();
 }
@@ -233,13 +296,14 @@ mod tests {
     #[test]
     fn a_fork_child_registers_again() {
         init();
+        imp::settled();
         let registered = imp::registered();
         // SAFETY: the child only calls async-signal-safe code (atomics, raw system calls)
         // before `_exit`.
         let pid = unsafe { libc::fork() };
         assert!(pid >= 0, "fork failed");
         if pid == 0 {
-            init();
+            imp::register_here();
             let code = if imp::registered() == registered && imp::heavy() {
                 0
             } else {
