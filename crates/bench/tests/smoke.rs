@@ -155,6 +155,43 @@ fn child_entry_point_rejects_bad_specs() {
 }
 
 #[test]
+fn first_workload_runs_each_measurement_in_a_fresh_child() {
+    let dir = scratch("first");
+    let json = dir.join("channel.json");
+    run_ok(&[
+        "channel",
+        "--quiet",
+        "--workloads",
+        "first",
+        "--channels",
+        "ours,crossbeam,rtrb",
+        "--reps",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let r = Report::load(&json).unwrap();
+    let ids: Vec<_> = r.sections[0].groups.iter().map(|g| g.id.as_str()).collect();
+    assert_eq!(ids, ["first/one-thread", "first/blocking"]);
+    let groups = &r.sections[0].groups;
+    assert_eq!(groups[0].variants, ["ours", "crossbeam", "rtrb"]);
+    // rtrb has no blocking receive: it is left out of the sleeping receiver's group.
+    assert_eq!(groups[1].variants, ["ours", "crossbeam"]);
+    for g in groups {
+        assert_eq!(g.reps.len(), 2, "{}", g.id);
+        for s in g.reps.iter().flat_map(|r| &r.samples) {
+            assert!(s.child && s.ops == 1, "{} {}", g.id, s.variant);
+            assert!(s.value >= 0.0 && s.wall_s > 0.0, "{} {}", g.id, s.variant);
+        }
+    }
+    for s in groups[1].reps.iter().flat_map(|r| &r.samples) {
+        // The sender waited 2 ms before it sent.
+        assert!(s.extra["wall_us"] >= 2000.0, "{s:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn memory_workload_runs_each_allocator_in_its_own_child() {
     let dir = scratch("memory");
     let json = dir.join("channel.json");

@@ -40,6 +40,9 @@
 //! consumers (W11: [`POOL_IN_FLIGHT`]), reading the consumers' counts every 64 sends. Bounded
 //! variants hold [`BOUND`] elements.
 //!
+//! - `first`: the first channel of a fresh process: make, send, receive and drop on one thread,
+//!   and a first receive that sleeps (its thread's CPU time); one child process per
+//!   measurement ([`first`]).
 //! - `memory`: 10^6 8-byte elements queued on one thread, then drained; the figure is the
 //!   process's resident memory after the drain over its resident memory with the channel idle
 //!   (1.0: everything given back; lower is better), with the peak and the figure 200 ms later
@@ -79,6 +82,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 use welltempered_channel as wc;
+
+mod first;
+pub use first::FirstUse;
 
 /// Capacity of the bounded variants (ring buffers, bounded channels).
 pub const BOUND: usize = 1024;
@@ -656,16 +662,20 @@ pub struct ChannelEntry {
     pub multi_tx: bool,
     /// Whether it takes several receivers.
     pub multi_rx: bool,
+    /// Whether a receive on an empty channel puts the thread to sleep (the queues and rings
+    /// have no blocking receive: the workloads spin on them).
+    pub blocks: bool,
     run: fn(&Spec) -> Result<Sample>,
 }
 
 macro_rules! entry {
-    ($name:expr, $ours:expr, $tx:expr, $rx:expr, $f:ty) => {
+    ($name:expr, $ours:expr, $tx:expr, $rx:expr, $blocks:expr, $f:ty) => {
         ChannelEntry {
             name: $name,
             ours: $ours,
             multi_tx: $tx,
             multi_rx: $rx,
+            blocks: $blocks,
             run: run_flavor::<$f>,
         }
     };
@@ -674,18 +684,25 @@ macro_rules! entry {
 /// Every channel, ours first.
 pub fn channels() -> &'static [ChannelEntry] {
     const CHANNELS: &[ChannelEntry] = &[
-        entry!("ours", true, true, true, Ours),
-        entry!("ours-bounded", true, true, true, OursBounded),
-        entry!("ours-spsc", true, false, false, OursSpsc),
-        entry!("crossbeam", false, true, true, Crossbeam),
-        entry!("crossbeam-bounded", false, true, true, CrossbeamBounded),
-        entry!("std", false, true, false, StdMpsc),
-        entry!("flume", false, true, true, Flume),
-        entry!("kanal", false, true, true, Kanal),
-        entry!("rtrb", false, false, false, Rtrb),
-        entry!("ringbuf", false, false, false, Ringbuf),
-        entry!("crossbeam-queue", false, true, true, SegQueue),
-        entry!("crossbeam-array", false, true, true, ArrayQueue),
+        entry!("ours", true, true, true, true, Ours),
+        entry!("ours-bounded", true, true, true, true, OursBounded),
+        entry!("ours-spsc", true, false, false, true, OursSpsc),
+        entry!("crossbeam", false, true, true, true, Crossbeam),
+        entry!(
+            "crossbeam-bounded",
+            false,
+            true,
+            true,
+            true,
+            CrossbeamBounded
+        ),
+        entry!("std", false, true, false, true, StdMpsc),
+        entry!("flume", false, true, true, true, Flume),
+        entry!("kanal", false, true, true, true, Kanal),
+        entry!("rtrb", false, false, false, false, Rtrb),
+        entry!("ringbuf", false, false, false, false, Ringbuf),
+        entry!("crossbeam-queue", false, true, true, false, SegQueue),
+        entry!("crossbeam-array", false, true, true, false, ArrayQueue),
     ];
     CHANNELS
 }
@@ -793,6 +810,8 @@ pub enum Workload {
     /// Memory after a burst: resident memory once 10^6 queued elements are drained, over the
     /// idle channel's.
     Memory,
+    /// The first channel of a fresh process: one thread, and a receiver that sleeps.
+    First,
 }
 
 impl Workload {
@@ -809,11 +828,12 @@ impl Workload {
             Self::Small => "small",
             Self::Onecore => "onecore",
             Self::Memory => "memory",
+            Self::First => "first",
         }
     }
 
     /// Every workload, in report order.
-    pub const ALL: [Workload; 10] = [
+    pub const ALL: [Workload; 11] = [
         Self::W1,
         Self::W2,
         Self::W3,
@@ -824,6 +844,7 @@ impl Workload {
         Self::Small,
         Self::Onecore,
         Self::Memory,
+        Self::First,
     ];
 }
 
@@ -865,6 +886,10 @@ pub struct Spec {
     /// `None`: the channel as its entry makes it.
     #[serde(default)]
     pub capacity: Option<usize>,
+    /// The first workload: which first use of a fresh process's first channel to measure
+    /// (`None`: another workload).
+    #[serde(default)]
+    pub first: Option<FirstUse>,
 }
 
 /// An element of `N` words: the tag (producer and sequence number) first, its complement last.
@@ -1515,7 +1540,9 @@ fn split_ablation(name: &str) -> (&str, bool, bool) {
 
 fn run_flavor<F: Flavor>(spec: &Spec) -> Result<Sample> {
     let (_, extra_tx, extra_rx) = split_ablation(&spec.channel);
-    if spec.burst > 0 {
+    if let Some(how) = spec.first {
+        first::run_first::<F>(spec, how)
+    } else if spec.burst > 0 {
         run_memory::<F>(spec)
     } else if spec.latency {
         run_latency::<F>(spec)
@@ -1569,7 +1596,7 @@ pub fn run_spec(spec: &Spec) -> Result<Sample> {
 /// Options of `welltempered channel` (lists are comma-separated).
 #[derive(Args, Clone, Debug, Default)]
 pub struct ChannelArgs {
-    /// Workloads [default: all; quick: w1,w9,w10,small,onecore,memory with fewer cells].
+    /// Workloads [default: all; quick: w1,w9,w10,small,onecore,memory,first with fewer cells].
     #[arg(long, value_delimiter = ',', value_enum)]
     pub workloads: Option<Vec<Workload>>,
     /// Channels [default: all; quick: a subset]. Unknown names list the valid ones.
@@ -1670,6 +1697,7 @@ impl ChannelArgs {
                     Workload::Small,
                     Workload::Onecore,
                     Workload::Memory,
+                    Workload::First,
                 ]
             } else {
                 Workload::ALL.to_vec()
@@ -2074,6 +2102,36 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
                         .collect(),
                 );
             }
+            Workload::First => {
+                let metric = Metric {
+                    unit: "us".into(),
+                    higher_is_better: false,
+                    op: "channel".into(),
+                };
+                for how in FirstUse::ALL {
+                    push(
+                        w,
+                        format!("first/{}", how.name()),
+                        how.title(),
+                        None,
+                        BTreeMap::from([("first".to_string(), serde_json::json!(how.name()))]),
+                        &metric,
+                        Spec {
+                            first: Some(how),
+                            limit: 0,
+                            ..base.clone()
+                        },
+                        plan.channels
+                            .iter()
+                            .filter(|c| {
+                                how == FirstUse::OneThread
+                                    || channel_entry(c).is_ok_and(|e| e.blocks)
+                            })
+                            .cloned()
+                            .collect(),
+                    );
+                }
+            }
             Workload::Onecore => {
                 push(
                     w,
@@ -2179,7 +2237,7 @@ pub fn run_plan(plan: &Plan, progress: &Progress) -> Result<Section> {
                 ..spec.clone()
             };
             let (_, allocator) = split_allocator(ch);
-            if plan.isolate || allocator.is_some() || spec.burst > 0 {
+            if plan.isolate || allocator.is_some() || spec.burst > 0 || spec.first.is_some() {
                 harness::run_in_child_env(
                     "channel",
                     &serde_json::to_value(&spec).unwrap_or_default(),
@@ -2579,9 +2637,9 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore)] // dozens of threads per cell and sched_setaffinity
     fn every_workload_runs_on_every_channel_and_delivers() {
-        // Every workload but `memory` and the other allocators, which run in child processes
-        // of the `welltempered` binary (this test binary cannot be one); they are checked in
-        // process below and in tests/smoke.rs.
+        // Every workload but `memory`, `first` and the other allocators, which run in child
+        // processes of the `welltempered` binary (this test binary cannot be one); they are
+        // checked in process below, in `first`'s tests and in tests/smoke.rs.
         let plan = ChannelArgs {
             duration: Some(Duration::from_millis(2)),
             reps: Some(1),
@@ -2589,7 +2647,7 @@ mod tests {
             workloads: Some(
                 Workload::ALL
                     .into_iter()
-                    .filter(|w| *w != Workload::Memory)
+                    .filter(|w| !matches!(w, Workload::Memory | Workload::First))
                     .collect(),
             ),
             ..ChannelArgs::default()
