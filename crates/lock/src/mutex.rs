@@ -161,6 +161,10 @@ pub type Mutex<T> = lock_api::Mutex<RawMutex, T>;
 #[cfg(not(loom))]
 pub type MutexGuard<'a, T> = lock_api::MutexGuard<'a, RawMutex, T>;
 
+/// A [`MutexGuard`] mapped to a part of the data (`MutexGuard::map`).
+#[cfg(not(loom))]
+pub type MappedMutexGuard<'a, T> = lock_api::MappedMutexGuard<'a, RawMutex, T>;
+
 impl Default for RawMutex {
     fn default() -> Self {
         Self::new()
@@ -260,6 +264,51 @@ impl RawMutex {
         if prev & PARKED != 0 {
             wake_head(word);
         }
+    }
+
+    /// Releases the lock and, if a head waits, gives it the next turn: the word is left
+    /// refusing barging (as if the head had been overtaken [`MUTEX_BYPASS_LIMIT`] times), so
+    /// the next `lock` to succeed is the head's (a `try_lock`, which takes any free lock, may
+    /// still come first). Without a head, a plain unlock.
+    ///
+    /// # Safety
+    ///
+    /// As for [`RawMutex::unlock`].
+    pub unsafe fn unlock_fair(&self) {
+        // Taken before the release: afterwards the lock may be freed (see the module docs).
+        let word = core::ptr::from_ref(&self.state).cast::<u32>();
+        let mut s = self.state.load(Ordering::Relaxed);
+        loop {
+            debug_assert!(s & LOCKED != 0, "unlock of an unlocked mutex");
+            let next = if s & HEAD != 0 {
+                HEAD | (MUTEX_BYPASS_LIMIT << BYPASS_SHIFT)
+            } else {
+                s & !(LOCKED | PARKED)
+            };
+            // Release: publishes the critical section to the next acquirer; as in
+            // `unlock_contended`, clearing PARKED makes this thread the one that wakes.
+            match self
+                .state
+                .compare_exchange_weak(s, next, Ordering::Release, Ordering::Relaxed)
+            {
+                Ok(_) => break,
+                Err(now) => s = now,
+            }
+        }
+        if s & PARKED != 0 {
+            wake_head(word);
+        }
+    }
+
+    /// Acquires the lock, waiting at most until `deadline`; returns whether it did. Barges
+    /// as `lock` does (so it never takes the turn of an impatient head), spinning, yielding and
+    /// then sleeping in short steps between attempts; it does not join the queue, whose
+    /// positions cannot be abandoned, so timed acquisitions are not FIFO.
+    #[cfg(not(loom))]
+    pub fn try_lock_until(&self, deadline: std::time::Instant) -> bool {
+        crate::wait::poll_until(deadline, || {
+            self.try_barge(self.state.load(Ordering::Relaxed)).is_ok()
+        })
     }
 
     /// Whether the lock is held (a momentary snapshot).
@@ -418,9 +467,77 @@ unsafe impl lock_api::RawMutex for RawMutex {
     }
 }
 
+#[cfg(not(loom))]
+// SAFETY: `unlock_fair` releases as `unlock` does (one release RMW that clears LOCKED); it
+// only differs in which waiter may take the lock next.
+unsafe impl lock_api::RawMutexFair for RawMutex {
+    #[inline]
+    unsafe fn unlock_fair(&self, _guard: Self::Guard) {
+        // SAFETY: the guard proves the lock is held (the trait's contract).
+        unsafe { RawMutex::unlock_fair(self) }
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: every success is a barging acquisition (`try_barge`), which sets LOCKED by a CAS in a
+// word where it was clear, as `lock` does.
+unsafe impl lock_api::RawMutexTimed for RawMutex {
+    type Duration = std::time::Duration;
+    type Instant = std::time::Instant;
+
+    fn try_lock_for(&self, timeout: Self::Duration) -> Option<Self::Guard> {
+        match std::time::Instant::now().checked_add(timeout) {
+            Some(deadline) => <Self as lock_api::RawMutexTimed>::try_lock_until(self, deadline),
+            None => Some(<Self as lock_api::RawMutex>::lock(self)),
+        }
+    }
+
+    fn try_lock_until(&self, deadline: Self::Instant) -> Option<Self::Guard> {
+        RawMutex::try_lock_until(self, deadline).then(lock_api::GuardSend::new)
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unlock_fair_leaves_the_turn_to_the_head() {
+        let m = RawMutex::new();
+        // A head waits and sleeps, overtaken 3 times: a fair unlock makes the word refuse
+        // barging, so only the head's own CAS (which any free word allows) takes it next.
+        m.state.store(
+            LOCKED | HEAD | PARKED | (3 << BYPASS_SHIFT),
+            Ordering::Relaxed,
+        );
+        // SAFETY: held (the word says so, and no other thread uses `m`).
+        unsafe { m.unlock_fair() };
+        let s = m.state.load(Ordering::Relaxed);
+        assert_eq!(s & (LOCKED | PARKED), 0);
+        assert!(impatient(s) && barge(s).is_none(), "word {s:#x}");
+        // Without a head, a fair unlock is a plain one.
+        m.state.store(LOCKED, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { m.unlock_fair() };
+        assert_eq!(m.state.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn timed_lock_times_out_and_never_takes_an_impatient_heads_turn() {
+        use lock_api::RawMutexTimed as _;
+        let m = RawMutex::new();
+        let short = std::time::Duration::from_millis(2);
+        assert!(<RawMutex as lock_api::RawMutexTimed>::try_lock_for(&m, short).is_some());
+        // Held: the timed attempt gives up.
+        assert!(m.try_lock_for(short).is_none());
+        // SAFETY: held since the timed lock above.
+        unsafe { m.unlock() };
+        // Free, but the head's turn: a timed lock (a barging one) must not take it.
+        let impatient_free = HEAD | (MUTEX_BYPASS_LIMIT << BYPASS_SHIFT);
+        m.state.store(impatient_free, Ordering::Relaxed);
+        assert!(m.try_lock_for(short).is_none());
+        assert_eq!(m.state.load(Ordering::Relaxed), impatient_free);
+    }
 
     #[test]
     fn barge_counts_and_refuses_at_the_bound() {

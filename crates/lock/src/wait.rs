@@ -183,6 +183,32 @@ pub(crate) fn spin_yield_until(mut done: impl FnMut() -> bool) {
     }
 }
 
+/// Calls `try_lock` until it succeeds or `deadline` passes, spinning (64 hints), then yielding
+/// (64 times), then sleeping in steps of at most 50 µs; returns whether it succeeded. The timed
+/// acquisition of the locks whose queue position cannot be abandoned.
+#[cfg(not(loom))]
+pub(crate) fn poll_until(deadline: std::time::Instant, mut try_lock: impl FnMut() -> bool) -> bool {
+    let mut i = 0u32;
+    loop {
+        if try_lock() {
+            return true;
+        }
+        let now = std::time::Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        i = i.saturating_add(1);
+        if i < 64 {
+            core::hint::spin_loop();
+        } else if i < 128 {
+            std::thread::yield_now();
+        } else {
+            let step = std::time::Duration::from_micros(50);
+            std::thread::sleep((deadline - now).min(step));
+        }
+    }
+}
+
 /// Implements `lock_api::RawMutex` and `lock_api::RawMutexTimed` for a lock type generic over
 /// its [`Wait`] policy, from its inherent `new`, `lock`, `try_lock`, `unlock` and `is_locked`.
 ///
@@ -240,25 +266,8 @@ macro_rules! impl_raw_mutex {
             }
 
             fn try_lock_until(&self, deadline: Self::Instant) -> Option<Self::Guard> {
-                let mut i = 0u32;
-                loop {
-                    if $ty::try_lock(self) {
-                        return Some(lock_api::GuardNoSend::new());
-                    }
-                    let now = std::time::Instant::now();
-                    if now >= deadline {
-                        return None;
-                    }
-                    i = i.saturating_add(1);
-                    if i < 64 {
-                        core::hint::spin_loop();
-                    } else if i < 128 {
-                        std::thread::yield_now();
-                    } else {
-                        let step = std::time::Duration::from_micros(50);
-                        std::thread::sleep((deadline - now).min(step));
-                    }
-                }
+                $crate::wait::poll_until(deadline, || $ty::try_lock(self))
+                    .then(lock_api::GuardNoSend::new)
             }
         }
     };
