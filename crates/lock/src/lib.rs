@@ -31,13 +31,37 @@
 //! | [`Futex`] | Drepper's 3-state futex mutex, adaptive spin budget | no | spin-then-sleep | 8 bytes |
 //! | [`RawMutex`] (behind [`Mutex`]) | Fissile: barging over an [`McsPark`] queue, bounded bypass | no | spin, yield, sleep | 24 bytes |
 //!
+//! # Beside the locks
+//!
+//! | type | what | source |
+//! |---|---|---|
+//! | [`Condvar`] (for [`Mutex`]), [`CondvarFor<R>`] (any raw lock) | condition variable: `wait`, `wait_while`, `wait_for`, `wait_until`, `notify_one`, `notify_all`; may wake spuriously | std's futex condition variable; lock_api's `Condvar` |
+//! | [`ReentrantMutex`] | a mutex its holder may lock again, over [`RawMutex`] | lock_api's `ReentrantMutex` |
+//!
+//! [`MutexGuard`], [`MappedMutexGuard`], [`ReentrantMutexGuard`] and [`WaitTimeoutResult`] are
+//! named here, and [`lock_api`] itself is re-exported, so a program needs no lock_api
+//! dependency of its own. The default [`Mutex`] also has `try_lock_for`/`try_lock_until`
+//! ([`lock_api::RawMutexTimed`]) and `unlock_fair` ([`lock_api::RawMutexFair`]: the waiting
+//! head gets the next turn).
+//!
+//! ```
+//! use std::time::Duration;
+//! use welltempered_lock::Mutex;
+//!
+//! let m = Mutex::new(1);
+//! let g = m.try_lock_for(Duration::from_millis(10)).expect("free");
+//! assert!(m.try_lock_for(Duration::from_millis(1)).is_none(), "held");
+//! lock_api::MutexGuard::unlock_fair(g);
+//! ```
+//!
 //! Every lock body is all-zero when unlocked and fits in a glibc `pthread_mutex_t` (the
 //! LD_PRELOAD library embeds them). [`LockKind`] names them all; [`DynRawMutex`] picks one at
 //! run time. The `stats` feature counts acquisitions and multi-waiting on Hemlock Grants.
 //!
 //! # Why lock_api 0.5
 //!
-//! Every lock implements [`lock_api::RawMutex`] (and [`lock_api::RawMutexTimed`]), so
+//! Every lock implements [`lock_api::RawMutex`] (and, but for the test-and-set family,
+//! [`lock_api::RawMutexTimed`]), so
 //! `lock_api::Mutex<Hemlock, T>` is the safe API users know from parking_lot. We build on
 //! lock_api 0.5, the current release, rather than 0.4: its `RawMutex` has an associated
 //! `Guard` type, the per-acquisition state that `lock` returns and `unlock` consumes, which also
@@ -53,6 +77,7 @@ pub(crate) mod sync;
 pub mod futex;
 
 mod clh;
+mod condvar;
 mod futex_mutex;
 mod hemlock;
 mod hemlock_ah;
@@ -61,6 +86,8 @@ mod kind;
 mod mcs;
 mod mutex;
 mod reclaim;
+#[cfg(not(loom))]
+mod remutex;
 mod stats;
 mod tas;
 mod ticket;
@@ -71,13 +98,20 @@ mod wait;
 mod test_util;
 
 pub use clh::*;
+pub use condvar::*;
 pub use futex_mutex::*;
 pub use hemlock::*;
 pub use hemlock_ah::*;
 pub use hemlock_overlap::*;
 pub use kind::*;
+/// lock_api, which every lock of this crate implements, for its traits and generic types.
+pub use lock_api;
+/// The result of a timed condition-variable wait.
+pub use lock_api::WaitTimeoutResult;
 pub use mcs::*;
 pub use mutex::*;
+#[cfg(not(loom))]
+pub use remutex::*;
 pub use stats::*;
 pub use tas::*;
 pub use ticket::*;

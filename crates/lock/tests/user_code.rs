@@ -5,16 +5,21 @@
 //! | the critical section (a guard is held) | `a_panic_in_the_critical_section_releases_every_kind` | `other_locks_inside_the_critical_section` |
 //! | `mem::forget` of a guard (safe), then the thread exits | - | `a_thread_that_exits_holding_a_lock` |
 //! | the global allocator, on a thread's first lock operation | - (a global allocator must not unwind) | `an_allocator_that_locks_on_a_threads_first_use` |
+//! | a condition variable's `wait_while` predicate (the mutex held) | `a_panic_in_a_condvar_predicate` | `a_condvar_predicate_that_notifies_and_locks_another_mutex` |
+//! | a reentrant mutex's nested critical section | `a_panic_in_a_nested_reentrant_section` | (nesting is its purpose: `remutex.rs`) |
 //!
 //! The locks run no other user code: `unlock` and the timed forms call nothing of the
-//! caller's. A lock taken again by the thread that holds it deadlocks (these locks are not
-//! reentrant, as `std`'s and parking_lot's are not); it is not undefined behaviour.
+//! caller's, and a condition variable's wait runs nothing of the caller's between its unlock
+//! and its re-lock. A lock taken again by the thread that holds it deadlocks (these locks are
+//! not reentrant, as `std`'s and parking_lot's are not; [`ReentrantMutex`] is); it is not
+//! undefined behaviour.
 
 #![cfg(not(loom))]
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
-use welltempered_lock::{DynMutex, LockKind, dyn_mutex};
+use std::time::Duration;
+use welltempered_lock::{Condvar, DynMutex, LockKind, Mutex, ReentrantMutex, dyn_mutex};
 
 fn kinds() -> impl Iterator<Item = LockKind> {
     LockKind::ALL.into_iter()
@@ -169,4 +174,64 @@ fn an_allocator_that_locks_on_a_threads_first_use() {
             "{kind}: the allocator's lock was never taken"
         );
     }
+}
+
+#[test]
+fn a_panic_in_a_condvar_predicate() {
+    let m = Mutex::new(0u32);
+    let cv = Condvar::new();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let mut g = m.lock();
+        cv.wait_while(&mut g, |_| panic!("in the predicate"));
+    }));
+    assert!(r.is_err());
+    // The guard was dropped by the unwind: the mutex is free, and the pair still works.
+    assert!(!m.is_locked());
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            *m.lock() = 1;
+            cv.notify_all();
+        });
+        let mut g = m.lock();
+        cv.wait_while(&mut g, |v| *v == 0);
+        assert_eq!(*g, 1);
+    });
+}
+
+#[test]
+fn a_condvar_predicate_that_notifies_and_locks_another_mutex() {
+    let (m, other) = (Mutex::new(0u32), Mutex::new(0u32));
+    let cv = Condvar::new();
+    let mut g = m.lock();
+    let r = cv.wait_while_for(
+        &mut g,
+        |v| {
+            // Re-enters the same condition variable, and takes another lock.
+            cv.notify_all();
+            *other.lock() += 1;
+            *v == 0
+        },
+        Duration::from_millis(2),
+    );
+    assert!(r.timed_out());
+    assert!(*other.lock() >= 1);
+    drop(g);
+    assert!(!m.is_locked());
+}
+
+#[test]
+fn a_panic_in_a_nested_reentrant_section() {
+    let m = ReentrantMutex::new(std::cell::Cell::new(0u32));
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let _outer = m.lock();
+        let inner = m.lock();
+        inner.set(1);
+        panic!("nested");
+    }));
+    assert!(r.is_err());
+    // Both levels were released by the unwind: another thread can take it.
+    std::thread::scope(|s| {
+        s.spawn(|| assert_eq!(m.lock().get(), 1));
+    });
+    assert!(!m.is_locked());
 }

@@ -1,7 +1,8 @@
 //! welltempered: synchronisation primitives that fit the program they run in.
 //!
 //! - [`lock`]: Hemlock and its peers (MCS, CLH, ticket, TAS, TTAS, futex) behind `lock_api`,
-//!   each FIFO lock also in a spin-then-park form, and the default [`Mutex`].
+//!   each FIFO lock also in a spin-then-park form, the default [`Mutex`] with its [`Condvar`],
+//!   and a [`ReentrantMutex`].
 //! - [`channel`]: the channel whose implementation follows its topology.
 //! - [`par`]: the OpenMP-style team runtime.
 //!
@@ -35,5 +36,8 @@
 
 pub use welltempered_channel as channel;
 pub use welltempered_lock as lock;
-pub use welltempered_lock::{Mutex, MutexGuard};
+pub use welltempered_lock::{
+    Condvar, MappedMutexGuard, Mutex, MutexGuard, ReentrantMutex, ReentrantMutexGuard,
+    WaitTimeoutResult,
+};
 pub use welltempered_par as par;
