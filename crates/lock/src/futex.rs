@@ -5,8 +5,13 @@
 //! (process-shared locks are not ours to implement). Wake-ups may be spurious, so every caller
 //! re-checks its condition in a loop.
 //!
-//! On other targets, and under loom (which cannot model a kernel wait queue), `wait` yields once
-//! and returns: a legal spurious wake-up, so callers stay correct and merely spin harder.
+//! On other systems the `atomic-wait` crate (<https://crates.io/crates/atomic-wait>) provides the
+//! same wait queue on an address: `WaitOnAddress` on Windows, libc++'s atomic wait on macOS,
+//! `_umtx_op` on FreeBSD. It has no timeout, so a timed wait there sleeps in steps of at most
+//! [`TIMED_STEP`] and returns (a legal spurious wake-up) after each: timed waiters re-check at
+//! that granularity rather than being woken. Under loom (which cannot model a kernel wait
+//! queue) `wait` yields once and returns, a legal spurious wake-up, so callers stay correct and
+//! the models explore the waiting loops.
 
 use crate::sync::AtomicU32;
 #[cfg(not(all(target_os = "linux", not(loom))))]
@@ -21,6 +26,9 @@ pub enum WaitResult {
     /// The timeout passed first.
     TimedOut,
 }
+
+/// Off Linux, the longest a timed [`wait`] sleeps before it returns to let its caller re-check.
+pub const TIMED_STEP: Duration = Duration::from_millis(1);
 
 /// Sleeps while `word` holds `expected`, for at most `timeout` (forever when `None`).
 ///
@@ -57,7 +65,27 @@ pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> WaitR
         }
         WaitResult::Woken
     }
-    #[cfg(not(all(target_os = "linux", not(loom))))]
+    #[cfg(all(not(target_os = "linux"), not(loom)))]
+    {
+        match timeout {
+            None => {
+                atomic_wait::wait(word, expected);
+                WaitResult::Woken
+            }
+            Some(d) => {
+                if word.load(Ordering::Relaxed) != expected {
+                    return WaitResult::Woken;
+                }
+                std::thread::sleep(d.min(TIMED_STEP));
+                if d <= TIMED_STEP {
+                    WaitResult::TimedOut
+                } else {
+                    WaitResult::Woken
+                }
+            }
+        }
+    }
+    #[cfg(loom)]
     {
         let _ = timeout;
         if word.load(Ordering::Acquire) == expected {
@@ -67,7 +95,8 @@ pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> WaitR
     }
 }
 
-/// Wakes at most `n` threads sleeping in [`wait`] on `word`; returns how many were woken.
+/// Wakes at most `n` threads sleeping in [`wait`] on `word`; returns how many were woken (0
+/// off Linux, where the count is not reported).
 #[inline]
 pub fn wake(word: &AtomicU32, n: u32) -> usize {
     #[cfg(all(target_os = "linux", not(loom)))]
@@ -87,8 +116,7 @@ pub fn wake(word: &AtomicU32, n: u32) -> usize {
     }
     #[cfg(not(all(target_os = "linux", not(loom))))]
     {
-        let _ = (word, n);
-        0
+        wake_address(word.as_ptr(), n)
     }
 }
 
@@ -119,7 +147,19 @@ pub fn wake_address(word: *const u32, n: u32) -> usize {
         };
         usize::try_from(r).unwrap_or(0)
     }
-    #[cfg(not(all(target_os = "linux", not(loom))))]
+    #[cfg(all(not(target_os = "linux"), not(loom)))]
+    {
+        // `atomic-wait` accepts a dangling address, as the kernel's futex does, and reports
+        // no count: 0, which callers treat as "unknown".
+        let word = word.cast::<AtomicU32>();
+        match n {
+            0 => {}
+            1 => atomic_wait::wake_one(word),
+            _ => atomic_wait::wake_all(word),
+        }
+        0
+    }
+    #[cfg(loom)]
     {
         let _ = (word, n);
         0

@@ -185,9 +185,37 @@ impl<T: Linked> FreeStack<T> {
     }
 }
 
-/// Nothing to register where there are no POSIX keys (or under loom, whose threads end with
-/// the model).
-#[cfg(not(all(unix, not(loom))))]
+/// Where there are no POSIX keys (Windows), a thread-local whose destructor gives the
+/// thread's Grants and nodes back at its exit, as the key's destructor does on Unix.
+#[cfg(all(not(unix), not(loom)))]
+mod imp_tls {
+    /// Gives the exiting thread's blocks back when dropped.
+    struct OnExit;
+
+    impl Drop for OnExit {
+        fn drop(&mut self) {
+            crate::hemlock::give_back_thread_grant();
+            crate::hemlock_overlap::give_back_thread_grant();
+            crate::mcs::give_back_thread_nodes();
+        }
+    }
+
+    std::thread_local! {
+        static ON_EXIT: OnExit = const { OnExit };
+    }
+
+    /// Makes sure the calling thread's Grants and cached nodes go back to the pools when it
+    /// exits (the first access registers the destructor).
+    pub(crate) fn register_thread() {
+        let _ = ON_EXIT.try_with(|_| ());
+    }
+}
+
+#[cfg(all(not(unix), not(loom)))]
+pub(crate) use imp_tls::register_thread;
+
+/// Nothing to register under loom, whose threads end with the model.
+#[cfg(loom)]
 pub(crate) fn register_thread() {}
 
 /// Allocates `value` on the heap for good (Grants and queue nodes are never freed), without
