@@ -12,7 +12,11 @@
 //! A `taskset` restriction of the whole process is not kept by the reset (a worker's mask
 //! becomes every CPU of the cpuset); use [`Pinning::Cores`] to confine a team.
 //!
-//! Under Miri (which cannot run these system calls) pinning does nothing.
+//! Pinning needs Linux's affinity calls. Under Miri (which cannot run them) it does nothing
+//! and reports success; on other systems (macOS has no way to bind a thread to a CPU, and
+//! Windows' is not wired in) [`set_current_affinity`] and [`current_affinity`] report
+//! [`io::ErrorKind::Unsupported`], and a team asked to pin runs unpinned after a one-time note
+//! on standard error.
 
 use std::io;
 
@@ -41,13 +45,18 @@ impl Pinning {
     }
 }
 
-/// The number of online CPUs (not the calling thread's mask, which may be pinned).
+/// The number of online CPUs (not the calling thread's mask, which may be pinned; elsewhere
+/// than on Unix, the parallelism the standard library reports).
 pub fn online_cpus() -> usize {
-    #[cfg(not(miri))]
+    #[cfg(all(unix, not(miri)))]
     {
         // SAFETY: sysconf reads a system constant; no memory is passed.
         let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
         usize::try_from(n).ok().filter(|&n| n > 0).unwrap_or(1)
+    }
+    #[cfg(all(not(unix), not(miri)))]
+    {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
     }
     #[cfg(miri)]
     {
@@ -57,7 +66,7 @@ pub fn online_cpus() -> usize {
 
 /// The CPUs the calling thread may run on (`sched_getaffinity(0)`), ascending.
 pub fn current_affinity() -> io::Result<Vec<usize>> {
-    #[cfg(not(miri))]
+    #[cfg(all(target_os = "linux", not(miri)))]
     {
         let set = get_mask()?;
         Ok((0..libc::CPU_SETSIZE as usize)
@@ -65,7 +74,7 @@ pub fn current_affinity() -> io::Result<Vec<usize>> {
             .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
             .collect())
     }
-    #[cfg(miri)]
+    #[cfg(not(all(target_os = "linux", not(miri))))]
     {
         Err(io::Error::from(io::ErrorKind::Unsupported))
     }
@@ -73,7 +82,7 @@ pub fn current_affinity() -> io::Result<Vec<usize>> {
 
 /// Confines the calling thread to `cpus` (`sched_setaffinity(0)`).
 pub fn set_current_affinity(cpus: &[usize]) -> io::Result<()> {
-    #[cfg(not(miri))]
+    #[cfg(all(target_os = "linux", not(miri)))]
     {
         // SAFETY: cpu_set_t is plain bits; all zero is the empty set.
         let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
@@ -91,11 +100,16 @@ pub fn set_current_affinity(cpus: &[usize]) -> io::Result<()> {
         let _ = cpus;
         Ok(())
     }
+    #[cfg(not(any(target_os = "linux", miri)))]
+    {
+        let _ = cpus;
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
 }
 
 /// Lets the calling thread run on every CPU the process's cpuset allows.
 pub fn reset_current_affinity() -> io::Result<()> {
-    #[cfg(not(miri))]
+    #[cfg(all(target_os = "linux", not(miri)))]
     {
         // SAFETY: cpu_set_t is plain bits; all zero is the empty set.
         let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
@@ -105,7 +119,7 @@ pub fn reset_current_affinity() -> io::Result<()> {
         }
         set_mask(&set)
     }
-    #[cfg(miri)]
+    #[cfg(not(all(target_os = "linux", not(miri))))]
     {
         Ok(())
     }
@@ -113,13 +127,13 @@ pub fn reset_current_affinity() -> io::Result<()> {
 
 /// A saved mask of the calling thread, to restore after a region.
 pub(crate) struct SavedMask {
-    #[cfg(not(miri))]
+    #[cfg(all(target_os = "linux", not(miri)))]
     set: libc::cpu_set_t,
 }
 
 /// Pins the calling thread to `cpu`, returning its previous mask.
 pub(crate) fn pin_saving(cpu: usize) -> io::Result<SavedMask> {
-    #[cfg(not(miri))]
+    #[cfg(all(target_os = "linux", not(miri)))]
     {
         let saved = SavedMask { set: get_mask()? };
         set_current_affinity(&[cpu])?;
@@ -130,12 +144,18 @@ pub(crate) fn pin_saving(cpu: usize) -> io::Result<SavedMask> {
         let _ = cpu;
         Ok(SavedMask {})
     }
+    #[cfg(not(any(target_os = "linux", miri)))]
+    {
+        unsupported_note();
+        let _ = cpu;
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
 }
 
 impl SavedMask {
     /// Restores the mask on the calling thread.
     pub(crate) fn restore(self) {
-        #[cfg(not(miri))]
+        #[cfg(all(target_os = "linux", not(miri)))]
         // A mask the thread had a moment ago is valid: nothing to report.
         let _ = set_mask(&self.set);
     }
@@ -144,13 +164,27 @@ impl SavedMask {
 /// Sets worker `tid`'s mask at its start: its CPU, or every CPU.
 pub(crate) fn apply_worker(pinning: &Pinning, tid: usize) {
     // Failure (a CPU outside the cpuset, say) leaves the thread unpinned: pinning is a hint.
-    let _ = match pinning.cpu_of(tid) {
+    let r = match pinning.cpu_of(tid) {
         Some(cpu) => set_current_affinity(&[cpu]),
         None => reset_current_affinity(),
     };
+    if r.is_err_and(|e| e.kind() == io::ErrorKind::Unsupported) {
+        unsupported_note();
+    }
 }
 
-#[cfg(not(miri))]
+/// Says once per process that pinning was asked for where it is not supported.
+fn unsupported_note() {
+    static NOTE: std::sync::Once = std::sync::Once::new();
+    NOTE.call_once(|| {
+        eprintln!(
+            "welltempered-par: thread pinning is not supported on this system; threads run \
+             unpinned"
+        );
+    });
+}
+
+#[cfg(all(target_os = "linux", not(miri)))]
 fn get_mask() -> io::Result<libc::cpu_set_t> {
     // SAFETY: cpu_set_t is plain bits; all zero is the empty set.
     let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
@@ -164,7 +198,7 @@ fn get_mask() -> io::Result<libc::cpu_set_t> {
     }
 }
 
-#[cfg(not(miri))]
+#[cfg(all(target_os = "linux", not(miri)))]
 fn set_mask(set: &libc::cpu_set_t) -> io::Result<()> {
     // SAFETY: `set` is a live cpu_set_t of the size passed; the kernel only reads it.
     let r = unsafe { libc::sched_setaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), set) };
@@ -175,7 +209,7 @@ fn set_mask(set: &libc::cpu_set_t) -> io::Result<()> {
     }
 }
 
-#[cfg(all(test, not(miri)))]
+#[cfg(all(test, target_os = "linux", not(miri)))]
 mod tests {
     use super::*;
 
