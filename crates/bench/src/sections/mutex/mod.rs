@@ -33,6 +33,8 @@ use std::sync::{Barrier, OnceLock};
 use std::time::{Duration, Instant};
 use welltempered_lock as wl;
 
+mod condvar;
+
 /// A lock as the benchmark drives it: construct around data, run a closure under the lock, take
 /// the data back.
 pub trait BenchLock<T>: Sync {
@@ -147,7 +149,7 @@ pub fn busy_iters(ns: u64) -> u64 {
     }
 }
 
-/// The two MutexBench workloads.
+/// The MutexBench workloads, and the condition-variable ping-pong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Workload {
@@ -155,6 +157,8 @@ pub enum Workload {
     Max,
     /// 5 shared PRNG steps inside the lock, 0–200 thread-local PRNG steps outside.
     Moderate,
+    /// Two threads passing a turn through a mutex and a condition variable (see `condvar.rs`).
+    Condvar,
 }
 
 impl Workload {
@@ -163,6 +167,7 @@ impl Workload {
         match self {
             Self::Max => "max",
             Self::Moderate => "moderate",
+            Self::Condvar => "condvar",
         }
     }
 }
@@ -269,7 +274,12 @@ pub fn lock_entry(name: &str) -> Result<&'static LockEntry> {
 /// Runs one measurement of `spec` in this process.
 pub fn run_spec(spec: &Spec) -> Result<Sample> {
     let e = lock_entry(&spec.lock)?;
-    let mut s = if spec.workload.is_some() {
+    let mut s = if spec.workload == Some(Workload::Condvar) {
+        let run = condvar::runner(&spec.lock).ok_or_else(|| {
+            Error::new(format!("{}: no condition variable to pair with", spec.lock))
+        })?;
+        run(spec)?
+    } else if spec.workload.is_some() {
         (e.run)(spec)?
     } else {
         (e.latency)(spec)?
@@ -502,7 +512,7 @@ pub struct MutexArgs {
     /// Thread counts [default: 1,2,4,8,16,64; quick: 1,2,4,16,64].
     #[arg(long, value_delimiter = ',', value_parser = parse_threads)]
     pub threads: Option<Vec<usize>>,
-    /// Workloads [default: max,moderate].
+    /// Workloads [default: max,moderate,condvar].
     #[arg(long, value_delimiter = ',', value_enum)]
     pub workload: Option<Vec<Workload>>,
     /// Busy work inside the lock, e.g. 0,100ns,1us,10us, for every workload [default:
@@ -584,7 +594,7 @@ impl MutexArgs {
         let workloads = self
             .workload
             .clone()
-            .unwrap_or_else(|| vec![Workload::Max, Workload::Moderate]);
+            .unwrap_or_else(|| vec![Workload::Max, Workload::Moderate, Workload::Condvar]);
         let cs = self.cs.clone().unwrap_or_else(|| {
             let ns: &[u64] = if quick { &[0] } else { &[0, 100, 1000, 10_000] };
             ns.iter().map(|&n| Duration::from_nanos(n)).collect()
@@ -597,7 +607,8 @@ impl MutexArgs {
         }
         let cs_ns: Vec<u64> = cs.iter().map(|d| d.as_nanos() as u64).collect();
         let mut cells = Vec::new();
-        for &w in &workloads {
+        // The ping-pong is a group of its own (see `groups`), not a cell of the sweep.
+        for &w in workloads.iter().filter(|&&w| w != Workload::Condvar) {
             for &c in &cs_ns {
                 if self.cs.is_some() || w == Workload::Max || c == 0 {
                     cells.push((w, c));
@@ -668,6 +679,7 @@ pub fn groups(plan: &Plan) -> Vec<(Group, Spec)> {
             let what = match w {
                 Workload::Max => "maximum contention",
                 Workload::Moderate => "moderate contention",
+                Workload::Condvar => "condition-variable ping-pong",
             };
             out.push((
                 Group {
@@ -697,17 +709,59 @@ pub fn groups(plan: &Plan) -> Vec<(Group, Spec)> {
             ));
         }
     }
+    if plan.workloads.contains(&Workload::Condvar) {
+        let mut params = BTreeMap::new();
+        params.insert("workload".to_string(), serde_json::json!("condvar"));
+        params.insert("threads".to_string(), serde_json::json!(2));
+        let variants: Vec<String> = plan
+            .locks
+            .iter()
+            .filter(|l| condvar::runner(l).is_some())
+            .cloned()
+            .collect();
+        if !variants.is_empty() {
+            out.push((
+                Group {
+                    id: "condvar/pingpong".into(),
+                    title: "condition-variable ping-pong: 2 threads pass a turn through a mutex \
+                            and a condition variable (hand-overs/s)"
+                        .into(),
+                    params,
+                    metric: Metric {
+                        unit: "M/s".into(),
+                        higher_is_better: true,
+                        op: "handover".into(),
+                    },
+                    variants,
+                    reps: Vec::new(),
+                },
+                Spec {
+                    lock: String::new(),
+                    workload: Some(Workload::Condvar),
+                    cs_ns: 0,
+                    cs_iters: 0,
+                    threads: 2,
+                    duration_ns: plan.duration_ns,
+                },
+            ));
+        }
+    }
     out
 }
 
 /// Runs every group of the plan.
 pub fn run_plan(plan: &Plan, progress: &Progress) -> Result<Section> {
     let groups = groups(plan);
-    progress.add_steps((groups.len() * plan.reps * plan.locks.len()) as u64);
+    progress.add_steps(
+        groups
+            .iter()
+            .map(|(g, _)| (plan.reps * g.variants.len()) as u64)
+            .sum(),
+    );
     let mut done = Vec::with_capacity(groups.len());
     for (mut g, template) in groups {
         progress.stage(&g.id);
-        g.reps = harness::run_paired(&plan.locks, plan.reps, progress, |lock| {
+        g.reps = harness::run_paired(&g.variants, plan.reps, progress, |lock| {
             progress.message(&format!("{} {lock}", g.id));
             let spec = Spec {
                 lock: lock.to_string(),
@@ -800,7 +854,7 @@ mod tests {
             "--threads",
             "1,2,64",
             "--workload",
-            "max,moderate",
+            "max,moderate,condvar",
             "--cs",
             "0,100ns",
             "--duration",
@@ -812,10 +866,17 @@ mod tests {
         let p = a.plan(false).unwrap();
         assert_eq!(p.locks, ["std", "parking_lot"]);
         assert_eq!(p.threads, [1, 2, 64]);
-        assert_eq!(p.workloads, [Workload::Max, Workload::Moderate]);
+        assert_eq!(
+            p.workloads,
+            [Workload::Max, Workload::Moderate, Workload::Condvar]
+        );
         assert_eq!(p.cs_ns, [0, 100]);
-        // An explicit --cs applies to every workload.
+        // An explicit --cs applies to every workload of the sweep; the ping-pong is a group of
+        // its own.
         assert_eq!(p.cells.len(), 4);
+        let g = groups(&p);
+        assert_eq!(g.last().unwrap().0.id, "condvar/pingpong");
+        assert_eq!(g.last().unwrap().0.variants, ["std", "parking_lot"]);
         assert_eq!(p.duration_ns, 200_000_000);
         assert_eq!(p.reps, 7);
     }
