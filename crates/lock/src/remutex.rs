@@ -45,6 +45,16 @@ unsafe impl lock_api::GetThreadId for RawThreadId {
 /// drop(inner);
 /// assert_eq!(outer.get(), 2);
 /// ```
+///
+/// The guard stays on the thread that locked (the owner id is that thread's):
+///
+/// ```compile_fail
+/// use welltempered_lock::ReentrantMutex;
+///
+/// static M: ReentrantMutex<u32> = ReentrantMutex::new(0);
+/// let g = M.lock();
+/// std::thread::spawn(move || drop(g));
+/// ```
 pub type ReentrantMutex<T> = lock_api::ReentrantMutex<crate::RawMutex, RawThreadId, T>;
 
 /// The guard of [`ReentrantMutex`].
