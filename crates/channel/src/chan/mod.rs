@@ -209,10 +209,10 @@ impl<T> Chan<T> {
         }
         self.queue.close_for_producers();
         loop {
-            // SAFETY: the receiver count is zero, so no receiver exists or can be made, and the
+            // The receiver count is zero, so no receiver exists or can be made, and the
             // departed ones' operations happened before (their release decrements, acquired
-            // by the caller's): this thread is the only consumer. Rendezvous senders, which
-            // also claim, are excluded by the caller.
+            // by the caller's). Rendezvous senders, which also claim, are excluded by the caller.
+            // SAFETY: so this thread is the only consumer, as `claim_single` requires.
             let Some(claim) = (unsafe { self.queue.claim_single() }) else {
                 return;
             };
