@@ -37,8 +37,11 @@
 //! |---|---|---|
 //! | [`Condvar`] (for [`Mutex`]), [`CondvarFor<R>`] (any raw lock) | condition variable: `wait`, `wait_while`, `wait_for`, `wait_until`, `notify_one`, `notify_all`; may wake spuriously | std's futex condition variable; lock_api's `Condvar` |
 //! | [`ReentrantMutex`] | a mutex its holder may lock again, over [`RawMutex`] | lock_api's `ReentrantMutex` |
+//! | [`RwLock`] (over [`RawRwLock`]) | phase-fair reader-writer lock with upgradable reads, downgrades and timed forms; 16 bytes | Brandenburg & Anderson's PF-T lock |
 //!
-//! [`MutexGuard`], [`MappedMutexGuard`], [`ReentrantMutexGuard`] and [`WaitTimeoutResult`] are
+//! [`MutexGuard`], [`MappedMutexGuard`], [`ReentrantMutexGuard`], the [`RwLock`] guards
+//! ([`RwLockReadGuard`], [`RwLockWriteGuard`], [`RwLockUpgradableReadGuard`] and their mapped
+//! forms) and [`WaitTimeoutResult`] are
 //! named here, and [`lock_api`] itself is re-exported, so a program needs no lock_api
 //! dependency of its own. The default [`Mutex`] also has `try_lock_for`/`try_lock_until`
 //! ([`lock_api::RawMutexTimed`]) and `unlock_fair` ([`lock_api::RawMutexFair`]: the waiting
@@ -88,6 +91,7 @@ mod mutex;
 mod reclaim;
 #[cfg(not(loom))]
 mod remutex;
+mod rwlock;
 mod stats;
 mod tas;
 mod ticket;
@@ -112,6 +116,7 @@ pub use mcs::*;
 pub use mutex::*;
 #[cfg(not(loom))]
 pub use remutex::*;
+pub use rwlock::*;
 pub use stats::*;
 pub use tas::*;
 pub use ticket::*;

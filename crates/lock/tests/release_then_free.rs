@@ -181,3 +181,83 @@ fn mutex_freed_by_the_woken_head_while_a_barger_unlocks() {
         barger.join().unwrap();
     }
 }
+
+/// The reader-writer lock: each thread takes it in one of its forms (read, write, upgradable
+/// then upgrade, write then downgrade), and the last to count itself takes a write, which
+/// waits for the others' releases, and frees the lock right after its unlock.
+#[test]
+fn rwlock_last_one_frees() {
+    use std::sync::atomic::AtomicUsize;
+
+    struct RwShared {
+        lock: wl::RawRwLock,
+        holders: AtomicUsize,
+    }
+    #[derive(Clone, Copy)]
+    struct RwPtr(*mut RwShared);
+    // SAFETY: the pointee is a lock (Sync) and an atomic counter.
+    unsafe impl Send for RwPtr {}
+
+    let threads = 4;
+    for _ in 0..rounds() {
+        let p = RwPtr(Box::into_raw(Box::new(RwShared {
+            lock: wl::RawRwLock::new(),
+            holders: AtomicUsize::new(0),
+        })));
+        let handles: Vec<_> = (0..threads)
+            .map(|form| {
+                thread::spawn(move || {
+                    let p = p;
+                    // SAFETY: live until the last thread frees it, which happens after every
+                    // other thread's release; nobody uses `lock` after its own unlock.
+                    let lock = unsafe { &(*p.0).lock };
+                    // SAFETY: as `lock`; the count is read only while the lock is held.
+                    let holders = unsafe { &(*p.0).holders };
+                    // SAFETY: in each form, each unlock matches the acquisition before it.
+                    let last = unsafe {
+                        match form {
+                            0 => {
+                                lock.lock_shared();
+                                let n = holders.fetch_add(1, Ordering::SeqCst);
+                                lock.unlock_shared();
+                                n
+                            }
+                            1 => {
+                                lock.lock_exclusive();
+                                let n = holders.fetch_add(1, Ordering::SeqCst);
+                                lock.unlock_exclusive();
+                                n
+                            }
+                            2 => {
+                                lock.lock_upgradable();
+                                lock.upgrade();
+                                let n = holders.fetch_add(1, Ordering::SeqCst);
+                                lock.unlock_exclusive();
+                                n
+                            }
+                            _ => {
+                                lock.lock_exclusive();
+                                lock.downgrade();
+                                let n = holders.fetch_add(1, Ordering::SeqCst);
+                                lock.unlock_shared();
+                                n
+                            }
+                        }
+                    } + 1
+                        == threads;
+                    if last {
+                        // Wait out every other holder's release, then free.
+                        lock.lock_exclusive();
+                        // SAFETY: held by this thread; afterwards `lock` is not used.
+                        unsafe { lock.unlock_exclusive() };
+                        // SAFETY: allocated by `Box::into_raw`; everyone else has released.
+                        drop(unsafe { Box::from_raw(p.0) });
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+    }
+}

@@ -6,6 +6,7 @@
 //! | `mem::forget` of a guard (safe), then the thread exits | - | `a_thread_that_exits_holding_a_lock` |
 //! | the global allocator, on a thread's first lock operation | - (a global allocator must not unwind) | `an_allocator_that_locks_on_a_threads_first_use` |
 //! | a condition variable's `wait_while` predicate (the mutex held) | `a_panic_in_a_condvar_predicate` | `a_condvar_predicate_that_notifies_and_locks_another_mutex` |
+//! | a reader-writer lock's read, write, upgradable or upgraded section | `a_panic_in_a_read_write_or_upgradable_section_releases_the_rwlock` | (as a mutex: deadlock, not undefined behaviour) |
 //! | a reentrant mutex's nested critical section | `a_panic_in_a_nested_reentrant_section` | (nesting is its purpose: `remutex.rs`) |
 //!
 //! The locks run no other user code: `unlock` and the timed forms call nothing of the
@@ -234,4 +235,41 @@ fn a_panic_in_a_nested_reentrant_section() {
         s.spawn(|| assert_eq!(m.lock().get(), 1));
     });
     assert!(!m.is_locked());
+}
+
+#[test]
+fn a_panic_in_a_read_write_or_upgradable_section_releases_the_rwlock() {
+    use welltempered_lock::{RwLock, RwLockUpgradableReadGuard};
+    let l = RwLock::new(0u32);
+    for form in 0..4 {
+        let r = catch_unwind(AssertUnwindSafe(|| match form {
+            0 => {
+                let _g = l.read();
+                panic!("in a read section");
+            }
+            1 => {
+                let mut g = l.write();
+                *g += 1;
+                panic!("in a write section");
+            }
+            2 => {
+                let _g = l.upgradable_read();
+                panic!("in an upgradable section");
+            }
+            _ => {
+                let mut g = RwLockUpgradableReadGuard::upgrade(l.upgradable_read());
+                *g += 1;
+                panic!("in an upgraded section");
+            }
+        }));
+        assert!(r.is_err());
+        assert!(
+            !l.is_locked(),
+            "form {form}: left held by the unwinding guard"
+        );
+        std::thread::scope(|s| {
+            s.spawn(|| *l.write() += 10);
+        });
+    }
+    assert_eq!(*l.read(), 42);
 }

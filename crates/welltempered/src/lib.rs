@@ -2,7 +2,7 @@
 //!
 //! - [`lock`]: Hemlock and its peers (MCS, CLH, ticket, TAS, TTAS, futex) behind `lock_api`,
 //!   each FIFO lock also in a spin-then-park form, the default [`Mutex`] with its [`Condvar`],
-//!   and a [`ReentrantMutex`].
+//!   a [`ReentrantMutex`], and the phase-fair [`RwLock`] with upgradable reads.
 //! - [`channel`]: the channel whose implementation follows its topology.
 //! - [`par`]: the OpenMP-style team runtime.
 //!
@@ -37,7 +37,8 @@
 pub use welltempered_channel as channel;
 pub use welltempered_lock as lock;
 pub use welltempered_lock::{
-    Condvar, MappedMutexGuard, Mutex, MutexGuard, ReentrantMutex, ReentrantMutexGuard,
-    WaitTimeoutResult,
+    Condvar, MappedMutexGuard, MappedRwLockReadGuard, MappedRwLockWriteGuard, Mutex, MutexGuard,
+    ReentrantMutex, ReentrantMutexGuard, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard,
+    RwLockWriteGuard, WaitTimeoutResult,
 };
 pub use welltempered_par as par;
