@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 use welltempered_lock as wl;
 
 mod condvar;
+mod rwlock;
 
 /// A lock as the benchmark drives it: construct around data, run a closure under the lock, take
 /// the data back.
@@ -159,6 +160,12 @@ pub enum Workload {
     Moderate,
     /// Two threads passing a turn through a mutex and a condition variable (see `condvar.rs`).
     Condvar,
+    /// A reader-writer lock, 50% reads (see `rwlock.rs`): ours, parking_lot's and std's.
+    Read50,
+    /// A reader-writer lock, 90% reads.
+    Read90,
+    /// A reader-writer lock, 99% reads.
+    Read99,
 }
 
 impl Workload {
@@ -168,7 +175,15 @@ impl Workload {
             Self::Max => "max",
             Self::Moderate => "moderate",
             Self::Condvar => "condvar",
+            Self::Read50 => "read50",
+            Self::Read90 => "read90",
+            Self::Read99 => "read99",
         }
+    }
+
+    /// Whether it measures a reader-writer lock (a group of its own, not a mutex cell).
+    pub fn is_rwlock(self) -> bool {
+        rwlock::read_percent(self).is_some()
     }
 }
 
@@ -190,6 +205,9 @@ pub struct Spec {
 }
 
 type RunFn = fn(&Spec) -> Result<Sample>;
+
+/// The variants of the reader-writer workloads: ours first, then the baselines.
+pub const RWLOCKS: [&str; 3] = ["rwlock", "parking_lot", "std"];
 
 /// One lock the benchmark knows.
 #[derive(Clone, Copy, Debug)]
@@ -273,6 +291,19 @@ pub fn lock_entry(name: &str) -> Result<&'static LockEntry> {
 
 /// Runs one measurement of `spec` in this process.
 pub fn run_spec(spec: &Spec) -> Result<Sample> {
+    if let Some(w) = spec.workload.filter(|w| w.is_rwlock()) {
+        let run = rwlock::runner(&spec.lock).ok_or_else(|| {
+            Error::new(format!(
+                "{}: not a reader-writer lock of the {} workload (one of {})",
+                spec.lock,
+                w.name(),
+                RWLOCKS.join(", ")
+            ))
+        })?;
+        let mut s = run(spec)?;
+        s.variant = spec.lock.clone();
+        return Ok(s);
+    }
     let e = lock_entry(&spec.lock)?;
     let mut s = if spec.workload == Some(Workload::Condvar) {
         let run = condvar::runner(&spec.lock).ok_or_else(|| {
@@ -512,7 +543,8 @@ pub struct MutexArgs {
     /// Thread counts [default: 1,2,4,8,16,64; quick: 1,2,4,16,64].
     #[arg(long, value_delimiter = ',', value_parser = parse_threads)]
     pub threads: Option<Vec<usize>>,
-    /// Workloads [default: max,moderate,condvar].
+    /// Workloads [default: max,moderate,condvar,read50,read90,read99]. The read* workloads run
+    /// the reader-writer locks (ours as `rwlock`, `parking_lot`, `std`) whatever --locks says.
     #[arg(long, value_delimiter = ',', value_enum)]
     pub workload: Option<Vec<Workload>>,
     /// Busy work inside the lock, e.g. 0,100ns,1us,10us, for every workload [default:
@@ -591,10 +623,16 @@ impl MutexArgs {
                 vec![1, 2, 4, 8, 16, 64]
             }
         });
-        let workloads = self
-            .workload
-            .clone()
-            .unwrap_or_else(|| vec![Workload::Max, Workload::Moderate, Workload::Condvar]);
+        let workloads = self.workload.clone().unwrap_or_else(|| {
+            vec![
+                Workload::Max,
+                Workload::Moderate,
+                Workload::Condvar,
+                Workload::Read50,
+                Workload::Read90,
+                Workload::Read99,
+            ]
+        });
         let cs = self.cs.clone().unwrap_or_else(|| {
             let ns: &[u64] = if quick { &[0] } else { &[0, 100, 1000, 10_000] };
             ns.iter().map(|&n| Duration::from_nanos(n)).collect()
@@ -607,8 +645,12 @@ impl MutexArgs {
         }
         let cs_ns: Vec<u64> = cs.iter().map(|d| d.as_nanos() as u64).collect();
         let mut cells = Vec::new();
-        // The ping-pong is a group of its own (see `groups`), not a cell of the sweep.
-        for &w in workloads.iter().filter(|&&w| w != Workload::Condvar) {
+        // The ping-pong and the reader-writer workloads are groups of their own (see `groups`),
+        // not cells of the sweep.
+        for &w in workloads
+            .iter()
+            .filter(|&&w| w != Workload::Condvar && !w.is_rwlock())
+        {
             for &c in &cs_ns {
                 if self.cs.is_some() || w == Workload::Max || c == 0 {
                     cells.push((w, c));
@@ -680,6 +722,7 @@ pub fn groups(plan: &Plan) -> Vec<(Group, Spec)> {
                 Workload::Max => "maximum contention",
                 Workload::Moderate => "moderate contention",
                 Workload::Condvar => "condition-variable ping-pong",
+                Workload::Read50 | Workload::Read90 | Workload::Read99 => "reader-writer",
             };
             out.push((
                 Group {
@@ -703,6 +746,39 @@ pub fn groups(plan: &Plan) -> Vec<(Group, Spec)> {
                     } else {
                         ((cs as f64 * plan.busy_iters_per_ns).round() as u64).max(1)
                     },
+                    threads: t,
+                    duration_ns: plan.duration_ns,
+                },
+            ));
+        }
+    }
+    for &w in plan.workloads.iter().filter(|w| w.is_rwlock()) {
+        for &t in &plan.threads {
+            let mut params = BTreeMap::new();
+            params.insert("workload".to_string(), serde_json::json!(w.name()));
+            params.insert("threads".to_string(), serde_json::json!(t));
+            out.push((
+                Group {
+                    id: format!("rwlock/{}/t={t}", w.name()),
+                    title: format!(
+                        "reader-writer lock, {}% reads of 8 words, writes increment them, \
+                         {t} threads",
+                        rwlock::read_percent(w).unwrap_or(0)
+                    ),
+                    params,
+                    metric: Metric {
+                        unit: "M/s".into(),
+                        higher_is_better: true,
+                        op: "acq".into(),
+                    },
+                    variants: RWLOCKS.iter().map(|s| s.to_string()).collect(),
+                    reps: Vec::new(),
+                },
+                Spec {
+                    lock: String::new(),
+                    workload: Some(w),
+                    cs_ns: 0,
+                    cs_iters: 0,
                     threads: t,
                     duration_ns: plan.duration_ns,
                 },
