@@ -37,7 +37,7 @@
 //! |---|---|---|
 //! | [`Condvar`] (for [`Mutex`]), [`CondvarFor<R>`] (any raw lock) | condition variable: `wait`, `wait_while`, `wait_for`, `wait_until`, `notify_one`, `notify_all`; may wake spuriously | std's futex condition variable; lock_api's `Condvar` |
 //! | [`ReentrantMutex`] | a mutex its holder may lock again, over [`RawMutex`] | lock_api's `ReentrantMutex` |
-//! | [`RwLock`] (over [`RawRwLock`]) | phase-fair reader-writer lock with upgradable reads, downgrades and timed forms; 16 bytes | Brandenburg & Anderson's PF-T lock |
+//! | [`RwLock`] (over [`RawRwLock`]) | phase-fair reader-writer lock with upgradable reads, downgrades and timed forms; 32 bytes | Brandenburg & Anderson's PF-T lock, writers ordered by the default mutex |
 //!
 //! [`MutexGuard`], [`MappedMutexGuard`], [`ReentrantMutexGuard`], the [`RwLock`] guards
 //! ([`RwLockReadGuard`], [`RwLockWriteGuard`], [`RwLockUpgradableReadGuard`] and their mapped

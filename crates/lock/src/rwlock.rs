@@ -1,5 +1,6 @@
-//! A phase-fair reader-writer lock: Brandenburg and Anderson's ticket-based PF-T lock, with
-//! upgradable reads, downgrades, timed acquisitions, and spin-then-sleep waiting.
+//! A phase-fair reader-writer lock: Brandenburg and Anderson's PF-T lock, its writers ordered by
+//! a barging FIFO mutex rather than a ticket, with upgradable reads, downgrades, timed
+//! acquisitions, and spin-then-sleep waiting.
 //!
 //! Source: B. B. Brandenburg and J. H. Anderson, "Reader-Writer Synchronization for
 //! Shared-Memory Multiprocessor Real-Time Systems", ECRTS 2009, and its journal version
@@ -8,45 +9,58 @@
 //!
 //! # Guarantees
 //!
-//! *Phase-fair*: reader phases and writer phases alternate while both kinds wait.
+//! *Phase-fair* (with one bounded exception): reader phases and writer phases alternate while
+//! both kinds wait.
 //!
 //! * A reader that arrives while a writer holds (or waits for) the lock enters as soon as that
-//!   one writer leaves, before any later writer: a stream of writers cannot starve readers, and
-//!   a reader waits for at most one writer phase.
+//!   one writer leaves, before any later writer. The exception: a reader that is about to sleep
+//!   gives its place back, at most [`READER_GIVE_BACKS`] (2) times, and counts in again when
+//!   that writer has left (see [`RawRwLock::lock_shared`] for why). So a reader waits out at
+//!   most three writer phases, and a stream of writers cannot starve readers.
 //! * A writer announces itself on arrival at the head of the writer queue; readers that arrive
 //!   after the announcement wait, so the writer waits only for the readers already inside: a
 //!   stream of readers cannot starve writers.
-//! * Writers (and upgradable readers, which hold a writer's place) are served in FIFO order of
-//!   a ticket.
-//! * Timed acquisitions of the write and upgradable forms retry without taking a ticket (a
-//!   ticket cannot be abandoned), and a timed upgrade retries without announcing itself (a
-//!   writer phase must not end before the readers it counted left), so they are not FIFO; a
-//!   timed read is phase-fair as above.
+//! * Writers (and upgradable readers, which hold a writer's place) are ordered among
+//!   themselves by the crate's default mutex, a Fissile lock (see [`crate::Mutex`]): a writer
+//!   that finds no other writer takes its place at once, and those that cannot are served in
+//!   FIFO order, the first of them overtaken by at most
+//!   [`MUTEX_BYPASS_LIMIT`](crate::MUTEX_BYPASS_LIMIT) newcomers. The paper's PF-T orders
+//!   writers with a ticket lock, strictly FIFO; when threads outnumber cores a ticket hands the
+//!   writer's place to a thread that is not running, and every writer behind it, and every
+//!   reader it then shuts out, waits for the scheduler: with a ticket this lock ran at
+//!   0.03-0.4x parking_lot's at 4 to 64 threads on 2 cores (`welltempered mutex --workload
+//!   read50,read90,read99`), where it now runs at about 1x. Phase-fairness is untouched: it is
+//!   about readers and the writer phases, whoever the writer is.
+//! * Timed acquisitions of the write and upgradable forms retry without joining the writers'
+//!   queue (a place in it cannot be abandoned), and a timed upgrade retries without announcing
+//!   itself (a writer phase must not end before the readers it counted left); a timed read is
+//!   phase-fair as above.
 //!
 //! # The words
 //!
-//! Four 32-bit words, 16 bytes, all zero when new:
+//! Two 32-bit words and the writers' mutex, 32 bytes, all zero when new:
 //!
 //! * `rin`: readers that arrived, counted in units of `RINC` (bits 8 and up), and in the
 //!   low bits the writer's `PRES` bit and the phase bit `PHID` (together `WBITS`), plus
 //!   `RSLEEP`, set by a thread that sleeps on `rin` until `WBITS` change.
 //! * `rout`: readers that left, in the same units, plus `WSLEEP`, set by the writer that
 //!   sleeps on `rout` until the readers it waits for have left.
-//! * `win`, `wout`: the writer ticket dispenser and the ticket being served, in steps of 2;
-//!   bit 0 of `wout` is `TSLEEP`, set by writers that sleep waiting for their turn.
+//! * `writers`: the default [`RawMutex`](crate::mutex::RawMutex) (24 bytes), held by the
+//!   writer or upgradable reader whose turn it is.
 //!
 //! A reader adds `RINC` to `rin`; if `PRES` was clear it is in, otherwise it waits until
-//! `WBITS` change (the writer left, or the next writer flipped the phase bit). A writer takes a
-//! ticket, waits for its turn and for the previous writer's `PRES` to be cleared, sets `PRES`
+//! `WBITS` change (the writer left, or the next writer flipped the phase bit). A writer takes the
+//! writers' mutex, waits for the previous writer's `PRES` to be cleared, sets `PRES`
 //! and flips `PHID` in one `fetch_xor`, and waits until `rout` counts every reader that `rin`
 //! counted before. The phase bit is flipped per writer phase, not taken from the ticket number
-//! as in the paper's listing, because a ticket given back by a failed `try` leaves no phase:
-//! with ticket parity, two consecutive writer phases could show a waiting reader the same bits,
-//! and the second writer would wait for that reader forever. A reader that gives up (a timed
+//! as in the paper's listing (there is no ticket here, and a ticket given back by a failed `try`
+//! would leave no phase: with ticket parity, two consecutive writer phases could show a waiting
+//! reader the same bits,
+//! and the second writer would wait for that reader forever). A reader that gives up (a timed
 //! read) while the writer it saw is still present takes its count back from `rin`, where no
 //! writer has counted it yet; once the phase changed it was let in and leaves through `rout`.
-//! Unlocking a write releases the ticket first (the next writer then waits for `PRES` to
-//! clear) and clears `PRES` last, so that one read-modify-write lets anyone in;
+//! Unlocking a write releases the writers' mutex first (the next writer then waits for `PRES`
+//! to clear) and clears `PRES` last, so that one read-modify-write lets anyone in;
 //! after it the unlocking thread touches only the lock's address (a futex wake-up), so another
 //! thread may free the lock as soon as it can acquire it (pthreads' rule, kept by every lock of
 //! this crate). Reader unlock is one `fetch_add` on `rout` for the same reason.
@@ -56,15 +70,23 @@
 //! the word holds exactly that value; every change to the word either comes later in the word's
 //! modification order (and sees the bit) or makes the sleep return at once.
 //!
-//! Waiting spins about [`SPIN_WINDOW`](crate::SPIN_WINDOW) (yielding the CPU after a few
-//! pauses) and then sleeps, so the lock does not collapse when threads outnumber cores.
+//! Waiting spins [`SPIN_PAUSES`](crate::SPIN_PAUSES) pauses (a few microseconds) and then
+//! sleeps, so the lock does not collapse when threads outnumber cores. It has no `sched_yield`
+//! phase, unlike the mutexes' [`SpinThenPark`](crate::SpinThenPark): a reader that waits out a
+//! writer phase, or a writer that waits for readers, waits for a thread that may not be
+//! running, and yielding in a loop for tens of microseconds only turned the waits into
+//! context switches. Measured with `welltempered mutex --workload read90,read99 --threads
+//! 4,16` (2 cores, 5 paired repetitions): with the yielding spin the lock made 0.01-0.05
+//! context switches per acquisition and ran at 0.5-0.9x parking_lot's; without it, 1e-4-4e-4
+//! and 0.9-1.3x.
 //!
 //! More than 2^22 readers inside at once (reachable only by leaking guards) would overflow the
 //! count: [`RawRwLock::lock_shared`] panics first, without holding the lock.
 
 use crate::futex;
-use crate::sync::{AtomicU32, Ordering};
-use crate::wait::{SpinThenPark, Wait};
+use crate::mutex::RawMutex as WriterMutex;
+use crate::sync::{AtomicU32, Ordering, spin_loop};
+use crate::wait::SPIN_PAUSES;
 
 /// One reader in `rin` and `rout`.
 const RINC: u32 = 0x100;
@@ -80,10 +102,9 @@ const RSLEEP: u32 = 0b100;
 const COUNT: u32 = !0xFF;
 /// The writer sleeps on `rout` waiting for readers to leave.
 const WSLEEP: u32 = 0b1;
-/// One writer ticket.
-const TINC: u32 = 2;
-/// Writers sleep on `wout` waiting for their turn.
-const TSLEEP: u32 = 0b1;
+/// How many times a waiting reader that is about to sleep may give its place back (see
+/// [`RawRwLock::lock_shared`]).
+pub const READER_GIVE_BACKS: u32 = 2;
 /// Readers inside or waiting at which [`RawRwLock::lock_shared`] panics rather than let the
 /// count approach its wrap-around.
 const MAX_READERS: u32 = 1 << 22;
@@ -107,12 +128,11 @@ const MAX_READERS: u32 = 1 << 22;
 pub struct RawRwLock {
     rin: AtomicU32,
     rout: AtomicU32,
-    win: AtomicU32,
-    wout: AtomicU32,
+    writers: WriterMutex,
 }
 
 #[cfg(not(loom))]
-const _: () = assert!(core::mem::size_of::<RawRwLock>() == 16);
+const _: () = assert!(core::mem::size_of::<RawRwLock>() == 32);
 
 /// A reader-writer lock over [`RawRwLock`]: phase-fair, with upgradable reads.
 ///
@@ -160,12 +180,40 @@ fn wait_word(
     deadline: Option<std::time::Instant>,
     done: impl Fn(u32) -> bool,
 ) -> bool {
-    // Acquire: what the thread that made `done` true wrote before it is visible on return.
-    if deadline.is_none_or(|d| std::time::Instant::now() < d)
-        && SpinThenPark::spin(|| done(word.load(Ordering::Acquire)))
-    {
-        return true;
+    spin_word(word, deadline, &done) || sleep_word(word, bit, deadline, done)
+}
+
+/// The spin phase of [`wait_word`]: whether `done` came to hold within
+/// [`SPIN_PAUSES`] pauses (and before `deadline`). No `sched_yield` phase follows, unlike the
+/// mutexes' [`SpinThenPark`](crate::SpinThenPark): see the module documentation.
+#[inline]
+fn spin_word(
+    word: &AtomicU32,
+    deadline: Option<std::time::Instant>,
+    done: impl Fn(u32) -> bool,
+) -> bool {
+    if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        return false;
     }
+    for _ in 0..SPIN_PAUSES {
+        // Acquire: what the thread that made `done` true wrote before it is visible on return.
+        if done(word.load(Ordering::Acquire)) {
+            return true;
+        }
+        spin_loop();
+    }
+    done(word.load(Ordering::Acquire))
+}
+
+/// The sleep phase of [`wait_word`]: sleeps with `bit` set in `word` until `done` holds
+/// (`true`) or `deadline` passes (`false`).
+#[inline]
+fn sleep_word(
+    word: &AtomicU32,
+    bit: u32,
+    deadline: Option<std::time::Instant>,
+    done: impl Fn(u32) -> bool,
+) -> bool {
     loop {
         let v = word.load(Ordering::Acquire);
         if done(v) {
@@ -197,8 +245,7 @@ impl RawRwLock {
         Self {
             rin: AtomicU32::new(0),
             rout: AtomicU32::new(0),
-            win: AtomicU32::new(0),
-            wout: AtomicU32::new(0),
+            writers: WriterMutex::new(),
         }
     }
 
@@ -208,8 +255,7 @@ impl RawRwLock {
         Self {
             rin: AtomicU32::new(0),
             rout: AtomicU32::new(0),
-            win: AtomicU32::new(0),
-            wout: AtomicU32::new(0),
+            writers: WriterMutex::new(),
         }
     }
 
@@ -262,49 +308,89 @@ impl RawRwLock {
         }
     }
 
-    /// Enters as a reader: counts in, then waits out the phase of a present writer.
+    /// Enters as a reader: counts in, then waits out the phase of a present writer, giving
+    /// its place back before it sleeps (see [`lock_shared`](Self::lock_shared)).
     #[inline]
     fn enter_reader(&self, deadline: Option<std::time::Instant>) -> bool {
-        // Acquire: reads the value a leaving writer released (or a later one of the same
-        // release sequence), so its writes are visible when PRES was clear.
-        let prev = self.rin.fetch_add(RINC, Ordering::Acquire);
-        let w = prev & WBITS;
-        if self.too_many_readers(prev) {
+        let mut give_backs = 0;
+        loop {
+            // Acquire: reads the value a leaving writer released (or a later one of the same
+            // release sequence), so its writes are visible when PRES was clear.
+            let prev = self.rin.fetch_add(RINC, Ordering::Acquire);
+            let w = prev & WBITS;
+            if self.too_many_readers(prev) {
+                self.withdraw(w);
+                panic!("RwLock reader count overflow: more than 2^22 readers inside at once");
+            }
+            let changed = |v: u32| v & WBITS != w;
+            if w & PRES == 0 || spin_word(&self.rin, deadline, changed) {
+                return true;
+            }
+            if give_backs < READER_GIVE_BACKS {
+                if !self.take_back(w) {
+                    // The writer left (or the next one announced itself) meanwhile: let in.
+                    return true;
+                }
+                give_backs += 1;
+                if !sleep_word(&self.rin, RSLEEP, deadline, changed) {
+                    return false;
+                }
+                continue;
+            }
+            if sleep_word(&self.rin, RSLEEP, deadline, changed) {
+                return true;
+            }
             self.withdraw(w);
-            panic!("RwLock reader count overflow: more than 2^22 readers inside at once");
+            return false;
         }
-        if w & PRES == 0 || wait_word(&self.rin, RSLEEP, deadline, |v| v & WBITS != w) {
-            return true;
+    }
+
+    /// Takes this thread's reader count off `rin` if the writer bits are still `w`, the bits
+    /// its increment saw with `PRES` set, and returns whether it did. While those bits are
+    /// unchanged no writer has counted this reader (the present one counted before it, the
+    /// next one has not announced itself); once they changed the reader was let in.
+    #[inline]
+    fn take_back(&self, w: u32) -> bool {
+        // Acquire (the load and a failed exchange): a `false` lets the reader in, and the value
+        // with changed bits comes from the writer's release (or a later read-modify-write of
+        // its release sequence: every write to `rin` is one).
+        let mut v = self.rin.load(Ordering::Acquire);
+        while v & WBITS == w {
+            // Relaxed on success: nothing was read under the lock.
+            match self.rin.compare_exchange_weak(
+                v,
+                v.wrapping_sub(RINC),
+                Ordering::Relaxed,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return true,
+                Err(now) => v = now,
+            }
         }
-        self.withdraw(w);
         false
     }
 
-    /// Takes back this thread's reader count, whose increment of `rin` saw writer bits `w`.
-    /// While those bits are unchanged no writer has counted this reader (the present one
-    /// counted before it, the next one has not announced itself), so the count comes off
-    /// `rin`; once they changed the reader was let in, and it leaves through `rout`.
+    /// Undoes this thread's reader count, whose increment of `rin` saw writer bits `w`: takes
+    /// it back from `rin` if no writer has counted it (see [`take_back`](Self::take_back)),
+    /// otherwise leaves through `rout`.
     #[inline]
     fn withdraw(&self, w: u32) {
-        if w & PRES != 0 {
-            let mut v = self.rin.load(Ordering::Relaxed);
-            while v & WBITS == w {
-                // Relaxed: nothing was read under the lock.
-                match self.rin.compare_exchange_weak(
-                    v,
-                    v.wrapping_sub(RINC),
-                    Ordering::Relaxed,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => return,
-                    Err(now) => v = now,
-                }
-            }
+        if w & PRES != 0 && self.take_back(w) {
+            return;
         }
         self.leave_reader();
     }
 
     /// Acquires a shared (read) lock.
+    ///
+    /// A reader that finds a writer present waits for that writer phase to end. If its spin
+    /// runs out first, it gives its place back before it sleeps, at most
+    /// [`READER_GIVE_BACKS`] times, and counts in again once the writer it saw has left. A
+    /// counted reader that sleeps holds up the next writer until the scheduler runs it again:
+    /// when threads outnumber cores that is a hand-over to a thread that is not running at
+    /// every writer phase. Giving the place back keeps the hand-over with the running threads;
+    /// the bound keeps the guarantee: a reader waits out at most `READER_GIVE_BACKS + 1`
+    /// writer phases.
     #[inline]
     pub fn lock_shared(&self) {
         self.enter_reader(None);
@@ -339,45 +425,45 @@ impl RawRwLock {
         self.leave_reader();
     }
 
-    /// Takes the next writer ticket and waits for its turn.
+    /// Takes the writers' mutex: this thread's turn among writers and upgradable readers.
     #[inline]
-    fn take_ticket(&self) -> u32 {
-        // Relaxed: the dispenser orders nothing; the wait below acquires from `wout`.
-        let t = self.win.fetch_add(TINC, Ordering::Relaxed);
-        wait_word(&self.wout, TSLEEP, None, |v| v & !TSLEEP == t);
-        t
+    fn take_turn(&self) {
+        // The mutex's acquire orders this holder after the previous one.
+        self.writers.lock();
     }
 
-    /// Takes a writer ticket only if it is served at once.
+    /// Takes the writers' mutex only if no other writer or upgradable reader holds it.
     #[inline]
-    fn try_take_ticket(&self) -> Option<u32> {
-        // Acquire: synchronises with the previous ticket holder's release of `wout`.
-        let t = self.wout.load(Ordering::Acquire) & !TSLEEP;
-        self.win
-            .compare_exchange(t, t + TINC, Ordering::Relaxed, Ordering::Relaxed)
-            .ok()
+    fn try_take_turn(&self) -> bool {
+        self.writers.try_lock()
     }
 
-    /// Serves the next ticket; after it only the lock's address is touched.
+    /// Gives the writers' mutex to the next writer. Nobody is let into a section by it alone
+    /// (a writer that takes it then waits for `PRES` to clear), so a `&self` that outlives it
+    /// is still safe; after the operation that lets someone in, only addresses are touched.
     #[inline]
-    fn release_ticket(&self) {
-        let addr = Self::addr(&self.wout);
-        let t = self.wout.load(Ordering::Relaxed) & !TSLEEP;
-        // Release: the ticket holder's section happens before the next holder's.
-        let prev = self.wout.swap(t.wrapping_add(TINC), Ordering::Release);
-        if prev & TSLEEP != 0 {
-            Self::wake_all_at(addr);
-        }
+    fn give_turn(&self) {
+        // SAFETY: this thread took the writers' mutex (`take_turn` or `try_take_turn`), and
+        // every caller gives it back once.
+        unsafe { self.writers.unlock() };
     }
 
-    /// Waits until the previous writer has cleared `PRES` (it releases its ticket first).
-    /// Called with a ticket.
+    /// Gives the writers' mutex to the first queued writer, refusing newcomers (lock_api's
+    /// fair unlock).
+    #[inline]
+    fn give_turn_fair(&self) {
+        // SAFETY: as in `give_turn`.
+        unsafe { self.writers.unlock_fair() };
+    }
+
+    /// Waits until the previous writer has cleared `PRES` (it gives up its turn first).
+    /// Called with the turn.
     #[inline]
     fn wait_bits_clear(&self) {
         wait_word(&self.rin, RSLEEP, None, |v| v & PRES == 0);
     }
 
-    /// With a ticket and `PRES` set by this thread (when `rin` read `prev`), waits until every
+    /// With the turn and `PRES` set by this thread (when `rin` read `prev`), waits until every
     /// reader counted in `prev` has left.
     #[inline]
     fn drain(&self, prev: u32, deadline: Option<std::time::Instant>) -> bool {
@@ -406,7 +492,7 @@ impl RawRwLock {
     /// Acquires the exclusive (write) lock.
     #[inline]
     pub fn lock_exclusive(&self) {
-        self.take_ticket();
+        self.take_turn();
         self.wait_bits_clear();
         // AcqRel: announces the writer in a new phase (readers arriving later wait) and reads
         // the count of readers already in, which `drain` waits out.
@@ -417,7 +503,7 @@ impl RawRwLock {
     /// Acquires the exclusive lock if no one holds or waits for the lock; never waits.
     #[inline]
     pub fn try_lock_exclusive(&self) -> bool {
-        if self.try_take_ticket().is_none() {
+        if !self.try_take_turn() {
             return false;
         }
         let r = self.rin.load(Ordering::Relaxed);
@@ -433,8 +519,8 @@ impl RawRwLock {
         {
             return true;
         }
-        // Nobody is let into a section by giving the ticket back (PRES was not set).
-        self.release_ticket();
+        // Nobody is let into a section by giving the turn back (PRES was not set).
+        self.give_turn();
         false
     }
 
@@ -445,17 +531,30 @@ impl RawRwLock {
     /// The caller holds the exclusive lock of this lock, acquired by any thread.
     #[inline]
     pub unsafe fn unlock_exclusive(&self) {
-        // The next writer waits for PRES to clear, so serving its ticket first lets nobody in.
-        self.release_ticket();
+        // The next writer waits for PRES to clear, so giving it the turn first lets nobody in.
+        self.give_turn();
+        self.clear_writer_bits();
+    }
+
+    /// Releases the exclusive lock, giving the writers' turn to the first queued writer
+    /// rather than to a newcomer (the readers that wait enter as with
+    /// [`unlock_exclusive`](Self::unlock_exclusive): phase-fairness needs no help).
+    ///
+    /// # Safety
+    ///
+    /// As for [`unlock_exclusive`](Self::unlock_exclusive).
+    #[inline]
+    pub unsafe fn unlock_exclusive_fair(&self) {
+        self.give_turn_fair();
         self.clear_writer_bits();
     }
 
     /// Acquires an upgradable read: shared with readers, exclusive with writers and other
-    /// upgradable reads (it holds a writer ticket).
+    /// upgradable reads (it holds the writers' turn).
     #[inline]
     pub fn lock_upgradable(&self) {
-        self.take_ticket();
-        // With the ticket, no writer can set PRES; a previous writer's is waited out here.
+        self.take_turn();
+        // With the turn, no writer can set PRES; a previous writer's is waited out here.
         self.enter_reader(None);
     }
 
@@ -463,13 +562,13 @@ impl RawRwLock {
     /// waits.
     #[inline]
     pub fn try_lock_upgradable(&self) -> bool {
-        if self.try_take_ticket().is_none() {
+        if !self.try_take_turn() {
             return false;
         }
         if self.try_lock_shared() {
             return true;
         }
-        self.release_ticket();
+        self.give_turn();
         false
     }
 
@@ -480,10 +579,23 @@ impl RawRwLock {
     /// The caller holds an upgradable read of this lock.
     #[inline]
     pub unsafe fn unlock_upgradable(&self) {
-        // No writer waits on the count while this thread holds the ticket, so leaving as a
-        // reader lets no one in; serving the ticket last is the one release that does.
+        // No writer waits on the count while this thread holds the turn, so leaving as a
+        // reader lets no one in; giving the turn last is the one release that does.
         self.rout.fetch_add(RINC, Ordering::Release);
-        self.release_ticket();
+        self.give_turn();
+    }
+
+    /// Releases an upgradable read, giving the writers' turn to the first queued writer rather
+    /// than to a newcomer.
+    ///
+    /// # Safety
+    ///
+    /// As for [`unlock_upgradable`](Self::unlock_upgradable).
+    #[inline]
+    pub unsafe fn unlock_upgradable_fair(&self) {
+        // As in `unlock_upgradable`.
+        self.rout.fetch_add(RINC, Ordering::Release);
+        self.give_turn_fair();
     }
 
     /// Upgrades an upgradable read to the exclusive lock, waiting for the other readers.
@@ -494,7 +606,7 @@ impl RawRwLock {
     #[inline]
     pub unsafe fn upgrade(&self) {
         // AcqRel: as in `lock_exclusive`; this thread's own read is counted in `prev` and
-        // leaves just below. With the ticket held, PRES is clear.
+        // leaves just below. With the turn held, PRES is clear.
         let prev = self.rin.fetch_xor(WBITS, Ordering::AcqRel);
         self.rout.fetch_add(RINC, Ordering::Relaxed);
         self.drain(prev, None);
@@ -535,7 +647,7 @@ impl RawRwLock {
         // Counted as a reader while PRES still keeps everyone out; this thread's read then
         // keeps the lock alive through the release below.
         self.rin.fetch_add(RINC, Ordering::Relaxed);
-        self.release_ticket();
+        self.give_turn();
         self.clear_writer_bits();
     }
 
@@ -558,7 +670,7 @@ impl RawRwLock {
     /// The caller holds an upgradable read of this lock.
     #[inline]
     pub unsafe fn downgrade_upgradable(&self) {
-        self.release_ticket();
+        self.give_turn();
     }
 
     /// Whether the lock is held or claimed in any mode (a momentary snapshot).
@@ -588,7 +700,7 @@ impl RawRwLock {
 
     /// Acquires the exclusive lock, waiting at most until `deadline`. It retries
     /// [`try_lock_exclusive`](Self::try_lock_exclusive) (spinning, yielding, then sleeping in
-    /// short steps) rather than taking a ticket it could not give back, so it is not FIFO.
+    /// short steps) rather than queueing for a turn it could not give back, so it is not FIFO.
     pub fn try_lock_exclusive_until(&self, deadline: std::time::Instant) -> bool {
         crate::wait::poll_until(deadline, || self.try_lock_exclusive())
     }
@@ -628,8 +740,8 @@ fn deadline_after(timeout: std::time::Duration) -> Option<std::time::Instant> {
 // SAFETY: a writer enters only after its `fetch_xor` set PRES, which makes every later reader
 // wait, and after `rout` counts every reader that `rin` counted before it; readers enter only
 // with PRES clear or WBITS changed from what they saw, i.e. after the writer cleared PRES. At
-// most one writer sets PRES (tickets serialise writers; each waits for the previous one's PRES
-// to clear). Acquire/release pairs are documented at each operation. Guards carry no thread
+// most one writer sets PRES (the writers' mutex serialises writers; each waits for the previous
+// one's PRES to clear). Acquire/release pairs are documented at each operation. Guards carry no thread
 // state, so they may be sent.
 unsafe impl lock_api::RawRwLock for RawRwLock {
     #[allow(clippy::declare_interior_mutable_const)]
@@ -683,7 +795,8 @@ unsafe impl lock_api::RawRwLock for RawRwLock {
 }
 
 #[cfg(not(loom))]
-// SAFETY: the lock is phase-fair on every unlock, so the fair unlocks are the plain ones.
+// SAFETY: readers are phase-fair on every unlock; the fair forms also hand the writers' turn to
+// the first queued writer. Each releases exactly what the plain form does.
 unsafe impl lock_api::RawRwLockFair for RawRwLock {
     #[inline]
     unsafe fn unlock_shared_fair(&self, _guard: Self::SharedGuard) {
@@ -694,7 +807,7 @@ unsafe impl lock_api::RawRwLockFair for RawRwLock {
     #[inline]
     unsafe fn unlock_exclusive_fair(&self, _guard: Self::ExclusiveGuard) {
         // SAFETY: the guard proves the exclusive lock is held (the trait's contract).
-        unsafe { RawRwLock::unlock_exclusive(self) }
+        unsafe { RawRwLock::unlock_exclusive_fair(self) }
     }
 }
 
@@ -741,9 +854,9 @@ unsafe impl lock_api::RawRwLockTimed for RawRwLock {
 }
 
 #[cfg(not(loom))]
-// SAFETY: an upgradable read holds a writer ticket (excluding writers and other upgradable
+// SAFETY: an upgradable read holds the writers' turn (excluding writers and other upgradable
 // reads) and a reader count (excluding nothing else); upgrading is a writer's entry with that
-// ticket, and the forms below move between the three states without a moment unheld.
+// turn, and the forms below move between the three states without a moment unheld.
 unsafe impl lock_api::RawRwLockUpgrade for RawRwLock {
     type UpgradableGuard = lock_api::GuardSend;
 
@@ -786,18 +899,18 @@ unsafe impl lock_api::RawRwLockUpgrade for RawRwLock {
 }
 
 #[cfg(not(loom))]
-// SAFETY: as `RawRwLockFair`: every unlock is already the fair one.
+// SAFETY: as `RawRwLockFair`: the fair form releases what the plain one does.
 unsafe impl lock_api::RawRwLockUpgradeFair for RawRwLock {
     #[inline]
     unsafe fn unlock_upgradable_fair(&self, _guard: Self::UpgradableGuard) {
         // SAFETY: the guard proves an upgradable read is held (the trait's contract).
-        unsafe { RawRwLock::unlock_upgradable(self) }
+        unsafe { RawRwLock::unlock_upgradable_fair(self) }
     }
 }
 
 #[cfg(not(loom))]
 // SAFETY: see the inherent `downgrade_upgradable` and `downgrade_to_upgradable`: each keeps a
-// reader count (and, for the latter, the ticket) across the change.
+// reader count (and, for the latter, the writers' turn) across the change.
 unsafe impl lock_api::RawRwLockUpgradeDowngrade for RawRwLock {
     #[inline]
     unsafe fn downgrade_upgradable(&self, _guard: Self::UpgradableGuard) -> Self::SharedGuard {
@@ -868,8 +981,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn is_sixteen_zero_bytes() {
-        assert_eq!(core::mem::size_of::<RawRwLock>(), 16);
+    fn is_thirty_two_zero_bytes() {
+        assert_eq!(core::mem::size_of::<RawRwLock>(), 32);
         let l = RawRwLock::new();
         assert!(!l.is_locked() && !l.is_locked_exclusive());
     }
@@ -914,7 +1027,7 @@ mod tests {
             assert!(l.try_lock_shared());
             l.unlock_shared();
             l.downgrade_upgradable();
-            assert!(l.try_lock_upgradable(), "the ticket was given back");
+            assert!(l.try_lock_upgradable(), "the turn was given back");
             l.unlock_upgradable();
             l.unlock_shared();
         }
