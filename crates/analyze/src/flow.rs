@@ -1281,6 +1281,16 @@ impl Finder<'_, '_> {
     fn channel(&self, call: &syn::ExprCall, ctor: crate::resolve::Ctor) -> Channel {
         let text = &self.ix.krate.files[self.file].text;
         let fs = call.func.span();
+        // The rewrite replaces the path up to the constructor's name: generic arguments after
+        // it (`mpsc::channel::<u64>()`) stay, so the element type is not left to inference.
+        let end = match &*call.func {
+            syn::Expr::Path(p) => p
+                .path
+                .segments
+                .last()
+                .map_or(fs.end(), |seg| seg.ident.span().end()),
+            _ => fs.end(),
+        };
         let reason = Side::Refused {
             reason: "not bound to a (sender, receiver) pattern".into(),
             site: site(self.ix.krate, self.file, call.span()),
@@ -1291,7 +1301,7 @@ impl Finder<'_, '_> {
             bounded: ctor.bounded,
             senders: reason.clone(),
             receivers: reason,
-            func_span: (offset(text, fs.start()), offset(text, fs.end())),
+            func_span: (offset(text, fs.start()), offset(text, end)),
         }
     }
 

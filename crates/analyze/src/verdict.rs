@@ -105,7 +105,8 @@ pub struct Channel {
     pub senders: Side,
     /// The receiving side.
     pub receivers: Side,
-    /// Byte range of the constructor's path expression in its file (for `--fix`).
+    /// Byte range in its file of the constructor's path up to its name, generic arguments
+    /// excluded (for `--fix`).
     #[serde(skip)]
     pub func_span: (usize, usize),
 }

@@ -148,6 +148,8 @@ fn fix_round_trips_and_restores_on_failure() {
         ("spawned_once", "welltempered::channel::spsc::channel()"),
         ("sync_channel", "welltempered::channel::spsc::bounded(2)"),
         ("spawned_in_loop", "welltempered::channel::unbounded()"),
+        // The element type is kept: `channel()` alone would infer i32 and the sum overflow.
+        ("turbofish", "welltempered::channel::spsc::channel::<u64>()"),
     ] {
         let d = work.join(name);
         copy_dir(&manifest_dir().join("tests/fixtures").join(name), &d);
