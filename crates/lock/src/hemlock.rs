@@ -563,12 +563,29 @@ mod tests {
         assert!(!L.try_lock());
         let dead = L.queue_probe();
         // A waiter now queues behind the exited thread and reads its Grant, which must still
-        // be valid memory (Miri checks this).
-        let w = std::thread::spawn(|| {
-            L.lock();
-            // SAFETY: locked above on this thread.
-            unsafe { L.unlock() };
-        });
+        // be valid memory (Miri checks this). The exited thread's Grant went back to the pool
+        // at its exit, so a new thread may be given that very Grant: it would then queue
+        // behind itself (waiting for ever, as it must on a lock held for ever, but not the
+        // waiter this test needs). Threads that got it are kept waiting, unused, until the end.
+        let (mine_tx, mine_rx) = std::sync::mpsc::channel();
+        let mut spares = Vec::new();
+        let w = loop {
+            let (go_tx, go_rx) = std::sync::mpsc::channel::<bool>();
+            let mine_tx = mine_tx.clone();
+            let h = std::thread::spawn(move || {
+                mine_tx.send(self_grant() as usize).unwrap();
+                if go_rx.recv().unwrap() {
+                    L.lock();
+                    // SAFETY: locked above on this thread.
+                    unsafe { L.unlock() };
+                }
+            });
+            if mine_rx.recv().unwrap() != dead {
+                go_tx.send(true).unwrap();
+                break h;
+            }
+            spares.push((h, go_tx));
+        };
         while L.queue_probe() == dead {
             std::thread::yield_now();
         }
@@ -580,6 +597,10 @@ mod tests {
         await_ack::<SpinThenPark>(g);
         w.join().unwrap();
         assert!(!L.is_locked());
+        for (h, go_tx) in spares {
+            go_tx.send(false).unwrap();
+            h.join().unwrap();
+        }
     }
 
     #[test]
