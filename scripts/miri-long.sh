@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Opt-in: the Miri runs that CI leaves out for time (about 15 minutes on 2 cores):
+# Opt-in: the Miri runs that CI leaves out for time (about 20 minutes on 2 cores):
 # - the ported crossbeam-channel suites (`crossbeam_*`, about 7 minutes under Miri). They order
 #   threads by sleeps alone (no happens-before), so with weak-memory emulation a load may return
 #   a value older than the sleep: they run without it (data races and UB are still checked).
 #   CI runs them natively and under ThreadSanitizer.
-# - the par team's tests under 8 more schedules (`-Zmiri-many-seeds=1..9`); CI runs them under
-#   seed 0 and its user-code tests under seeds 1 to 4.
+# - the par team's tests and the channel's user-code tests under 8 more schedules
+#   (`-Zmiri-many-seeds=1..9`); CI runs them under seed 0, and the user-code tests under seeds
+#   1 to 4.
 # Needs the nightly toolchain with miri and rust-src.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,3 +16,5 @@ MIRIFLAGS="-Zmiri-disable-weak-memory-emulation ${MIRIFLAGS:-}" \
     cargo +nightly miri test -p welltempered-channel --test 'crossbeam_*'
 MIRIFLAGS="-Zmiri-many-seeds=1..9 ${MIRIFLAGS:-}" \
     cargo +nightly miri test -p welltempered-par --test user_code --test team
+MIRIFLAGS="-Zmiri-many-seeds=1..9 ${MIRIFLAGS:-}" \
+    cargo +nightly miri test -p welltempered-channel --test user_code
