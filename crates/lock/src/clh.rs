@@ -97,18 +97,26 @@ impl<W: Wait> Clh<W> {
         let pred = self.tail.swap(np, Ordering::AcqRel);
         let contended = !pred.is_null();
         if contended {
-            // SAFETY: nodes are never freed; `pred` is reserved for us until we adopt it.
-            let pred: &'static QNode = unsafe { &*pred };
-            // Acquire (in the closure): the releaser's critical section happens-before ours.
-            W::wait_until(&pred.state, &pred.sleepers, || {
-                pred.state.load(Ordering::Acquire) == GO
-            });
-            // Adopt the predecessor's node: nobody else will wait on it any more.
-            free_node(pred);
+            Self::wait_behind(pred);
         }
         // Relaxed: read only by the owner (us, or a later owner after a synchronising hand-over).
         self.head.store(np, Ordering::Relaxed);
         record_acquire(StatKind::Clh, contended);
+    }
+
+    /// The contended half of [`lock`](Self::lock): waits for `pred`'s hand-over, then adopts
+    /// its node. Out of line (not `#[cold]`: under contention it is the path), so that the
+    /// uncontended path saves no registers for it.
+    #[inline(never)]
+    fn wait_behind(pred: *mut QNode) {
+        // SAFETY: nodes are never freed; `pred` is reserved for us until we adopt it.
+        let pred: &'static QNode = unsafe { &*pred };
+        // Acquire (in the closure): the releaser's critical section happens-before ours.
+        W::wait_until(&pred.state, &pred.sleepers, || {
+            pred.state.load(Ordering::Acquire) == GO
+        });
+        // Adopt the predecessor's node: nobody else will wait on it any more.
+        free_node(pred);
     }
 
     /// Acquires the lock if it is free; never waits.

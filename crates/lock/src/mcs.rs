@@ -124,6 +124,12 @@ pub fn queue_nodes_allocated() -> usize {
 
 /// Takes a free node for the calling thread: from its cache, else the global pool, else a
 /// fresh leaked allocation. The node is exclusively the caller's until it publishes it.
+///
+/// Inlined (the cache pop is a few instructions), with the rest out of line: the lock
+/// functions that call it are generic, so they are compiled in the user's crate, where a call
+/// to a function of this crate that is not `#[inline]` stays a call; with its cold path inlined
+/// it also saved and restored registers on every acquisition.
+#[inline]
 pub(crate) fn alloc_node() -> &'static QNode {
     let cached = CACHE.with(|c| {
         let n = c.get();
@@ -137,16 +143,24 @@ pub(crate) fn alloc_node() -> &'static QNode {
     let n = if !cached.is_null() {
         cached
     } else {
-        let n = take_from_pool();
-        // The thread's cache will fill from here: make sure it goes back at the thread's exit.
-        // (After taking the node: registering may allocate, which may lock, which may need a
-        // node.)
-        #[cfg(not(loom))]
-        crate::reclaim::register_thread();
-        n
+        alloc_node_slow()
     };
     // SAFETY: nodes are leaked, never freed: valid for 'static.
     unsafe { &*n }
+}
+
+/// [`alloc_node`] with an empty cache: a node from the pool, and the thread registered to
+/// give its cache back at exit.
+#[cold]
+#[inline(never)]
+fn alloc_node_slow() -> *mut QNode {
+    let n = take_from_pool();
+    // The thread's cache will fill from here: make sure it goes back at the thread's exit.
+    // (After taking the node: registering may allocate, which may lock, which may need a
+    // node.)
+    #[cfg(not(loom))]
+    crate::reclaim::register_thread();
+    n
 }
 
 /// The slow path of [`alloc_node`]: a node from the global pool, else a fresh leaked
@@ -177,6 +191,7 @@ pub(crate) fn give_back_thread_nodes() {
 
 /// Returns a node no other thread will access any more (except for harmless stale reads of a
 /// releaser, see the module documentation) to the calling thread's cache or the global pool.
+#[inline]
 pub(crate) fn free_node(n: &'static QNode) {
     let n = n as *const QNode as *mut QNode;
     let kept = CACHE.with(|c| {
@@ -199,6 +214,8 @@ pub(crate) fn free_node(n: &'static QNode) {
 
 /// Pushes a free node onto the global pool (under loom, which has no global pool, drops it:
 /// the node leaks, which a model run tolerates).
+#[cold]
+#[inline(never)]
 fn push_global(n: *mut QNode) {
     #[cfg(not(loom))]
     pool::FREE.push(n);
@@ -272,18 +289,27 @@ impl<W: Wait> Mcs<W> {
         let pred = self.tail.swap(np, Ordering::AcqRel);
         let contended = !pred.is_null();
         if contended {
-            // SAFETY: nodes are never freed; `pred` stays in the queue until it sees our link.
-            let pred = unsafe { &*pred };
-            // Release: our node's initialised fields are visible to the releaser.
-            pred.next.store(np, Ordering::Release);
-            // Acquire (in the closure): the releaser's critical section happens-before ours.
-            W::wait_until(&n.state, &n.sleepers, || {
-                n.state.load(Ordering::Acquire) == GO
-            });
+            Self::wait_in_queue(n, pred);
         }
         // Relaxed: read only by the owner (us, or a later owner after a synchronising hand-over).
         self.head.store(np, Ordering::Relaxed);
         record_acquire(StatKind::Mcs, contended);
+    }
+
+    /// The contended half of [`lock`](Self::lock): links `n` behind `pred` and waits for the
+    /// hand-over. Out of line (not `#[cold]`: under contention it is the path), so that the
+    /// uncontended path saves no registers for it.
+    #[inline(never)]
+    fn wait_in_queue(n: &'static QNode, pred: *mut QNode) {
+        // SAFETY: nodes are never freed; `pred` stays in the queue until it sees our link.
+        let pred = unsafe { &*pred };
+        // Release: our node's initialised fields are visible to the releaser.
+        pred.next
+            .store(n as *const QNode as *mut QNode, Ordering::Release);
+        // Acquire (in the closure): the releaser's critical section happens-before ours.
+        W::wait_until(&n.state, &n.sleepers, || {
+            n.state.load(Ordering::Acquire) == GO
+        });
     }
 
     /// Acquires the lock if it is free; never waits.
@@ -323,19 +349,29 @@ impl<W: Wait> Mcs<W> {
         // SAFETY: the holder's node, set by `lock`/`try_lock`; nodes are never freed.
         let n: &'static QNode = unsafe { &*np };
         // Acquire: the successor's node fields are visible once we see the link.
-        let mut succ = n.next.load(Ordering::Acquire);
-        if succ.is_null() {
-            // Release: our critical section happens-before the next uncontended acquisition.
-            if self
+        let succ = n.next.load(Ordering::Acquire);
+        // Release: our critical section happens-before the next uncontended acquisition.
+        if succ.is_null()
+            && self
                 .tail
                 .compare_exchange(np, ptr::null_mut(), Ordering::Release, Ordering::Relaxed)
                 .is_ok()
-            {
-                free_node(n);
-                return;
-            }
+        {
+            free_node(n);
+            return;
+        }
+        Self::hand_over(n, succ);
+    }
+
+    /// The contended half of [`unlock`](Self::unlock): hands the lock to the successor of `n`
+    /// (`succ`, or the one that swapped in but has not linked yet) and frees `n`. Out of line,
+    /// as [`wait_in_queue`](Self::wait_in_queue).
+    #[inline(never)]
+    fn hand_over(n: &'static QNode, mut succ: *mut QNode) {
+        if succ.is_null() {
             // A successor swapped in but has not linked yet: a short window.
             spin_yield_until(|| {
+                // Acquire: the successor's node fields are visible once we see the link.
                 succ = n.next.load(Ordering::Acquire);
                 !succ.is_null()
             });
