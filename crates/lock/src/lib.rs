@@ -25,11 +25,12 @@
 //! | [`HemlockOverlap`], [`HemlockOverlapPark`] | Hemlock with the Overlap optimisation (appendix A) | yes | spin / spin-then-park | 8 bytes |
 //! | [`HemlockAh`], [`HemlockAhPark`] | Hemlock with Aggressive Hand-over (appendix B; see its use-after-free hazard) | yes | spin / spin-then-park | 8 bytes |
 //! | [`Mcs`], [`McsPark`] | MCS, head kept in the lock body | yes | spin / spin-then-park | 16 bytes |
+//! | [`McsCompact`] | MCS in its original form: the caller keeps its node ([`McsCompactToken`]); the tail a 32-bit node number | yes | spin-then-park (or any [`Wait`]) | 4 bytes |
 //! | [`Clh`], [`ClhPark`] | CLH, null tail for "unlocked" (no dummy node) | yes | spin / spin-then-park | 16 bytes |
 //! | [`Ticket`], [`TicketPark`] | ticket lock | yes | spin / spin-then-park | 8 bytes |
 //! | [`Tas`], [`Ttas`], [`TtasYield`] | test-and-set, test-and-test-and-set (with yield) | no | spin | 1 byte |
 //! | [`Futex`] | Drepper's 3-state futex mutex, adaptive spin budget | no | spin-then-sleep | 8 bytes |
-//! | [`RawMutex`] (behind [`Mutex`]) | Fissile: barging over an [`McsPark`] queue, bounded bypass | no | spin, yield, sleep | 24 bytes |
+//! | [`RawMutex`] (behind [`Mutex`]) | Fissile: barging over an [`McsCompact`] queue, bounded bypass | no | spin, yield, sleep | 8 bytes |
 //!
 //! # Beside the locks
 //!
@@ -37,7 +38,7 @@
 //! |---|---|---|
 //! | [`Condvar`] (for [`Mutex`]), [`CondvarFor<R>`] (any raw lock) | condition variable: `wait`, `wait_while`, `wait_for`, `wait_until`, `notify_one`, `notify_all`; may wake spuriously | std's futex condition variable; lock_api's `Condvar` |
 //! | [`ReentrantMutex`] | a mutex its holder may lock again, over [`RawMutex`] | lock_api's `ReentrantMutex` |
-//! | [`RwLock`] (over [`RawRwLock`]) | phase-fair reader-writer lock with upgradable reads, downgrades and timed forms; 32 bytes | Brandenburg & Anderson's PF-T lock, writers ordered by the default mutex |
+//! | [`RwLock`] (over [`RawRwLock`]) | phase-fair reader-writer lock with upgradable reads, downgrades and timed forms; 16 bytes | Brandenburg & Anderson's PF-T lock, writers ordered by the default mutex |
 //!
 //! [`MutexGuard`], [`MappedMutexGuard`], [`ReentrantMutexGuard`], the [`RwLock`] guards
 //! ([`RwLockReadGuard`], [`RwLockWriteGuard`], [`RwLockUpgradableReadGuard`] and their mapped
@@ -87,6 +88,7 @@ mod hemlock_ah;
 mod hemlock_overlap;
 mod kind;
 mod mcs;
+mod mcs_compact;
 mod mutex;
 mod reclaim;
 #[cfg(not(loom))]
@@ -113,6 +115,7 @@ pub use lock_api;
 /// The result of a timed condition-variable wait.
 pub use lock_api::WaitTimeoutResult;
 pub use mcs::*;
+pub use mcs_compact::*;
 pub use mutex::*;
 #[cfg(not(loom))]
 pub use remutex::*;

@@ -50,6 +50,9 @@ pub(crate) struct QNode {
     /// Link in the list of all nodes (written once, before the node is published).
     #[cfg(not(loom))]
     all: *mut QNode,
+    /// This node's number in the index table (`index::at`), from 1; written once, before the
+    /// node is published, and read only by the thread that holds the node.
+    pub(crate) index: u32,
 }
 
 impl QNode {
@@ -60,6 +63,7 @@ impl QNode {
             next: AtomicPtr::new(ptr::null_mut()),
             #[cfg(not(loom))]
             all: ptr::null_mut(),
+            index: 0,
         }
     }
 }
@@ -88,6 +92,7 @@ mod pool {
     pub(super) fn fresh() -> *mut QNode {
         let n = crate::reclaim::leak_box(QNode::new());
         COUNT.fetch_add(1, Ordering::Relaxed);
+        super::index::register(n);
         let mut head = ALL.load(Ordering::Relaxed);
         loop {
             // SAFETY: `n` is ours alone until the CAS below publishes it; `all` is written only
@@ -101,6 +106,110 @@ mod pool {
         }
     }
 }
+
+/// Numbers for queue nodes, so that a lock can name a node in 32 bits ([`crate::McsCompact`]'s
+/// tail). Every node gets the next number when it is allocated (nodes are never freed, so a
+/// number names one node forever), and the table maps numbers back to nodes: segment `k` holds
+/// the 2^k entries for numbers `2^k..2^(k+1)`, allocated on first use and never freed, so a
+/// lookup is two dependent loads and the table never moves. 32 segments cover every `u32`; a
+/// process would need 2^32 nodes (512 GiB of them) to run out, which `register` reports with a
+/// panic rather than reusing a number.
+///
+/// The table uses the standard atomics even under loom: entries are written once, before the
+/// node's number is published through a lock word that the model does track.
+mod index {
+    use super::QNode;
+    use core::ptr;
+    use std::alloc::Layout;
+    use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+
+    const SEGMENTS: usize = 32;
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    #[allow(clippy::declare_interior_mutable_const)]
+    const NO_SEGMENT: AtomicPtr<AtomicPtr<QNode>> = AtomicPtr::new(ptr::null_mut());
+    static TABLE: [AtomicPtr<AtomicPtr<QNode>>; SEGMENTS] = [NO_SEGMENT; SEGMENTS];
+
+    /// The segment and the slot in it of number `i` (`i >= 1`).
+    #[inline]
+    fn place(i: u32) -> (usize, usize) {
+        let k = (31 - i.leading_zeros()) as usize;
+        (k, (i - (1u32 << k)) as usize)
+    }
+
+    fn layout(k: usize) -> Layout {
+        // Cannot fail: at most 2^31 pointers.
+        Layout::array::<AtomicPtr<QNode>>(1usize << k).expect("segment layout")
+    }
+
+    /// Segment `k`, allocating it if no thread has yet: zeroed (every entry a null
+    /// `AtomicPtr`), never freed, from the allocator the nodes come from (`reclaim.rs`
+    /// explains the choice).
+    #[cold]
+    fn segment(k: usize) -> *mut AtomicPtr<QNode> {
+        // Acquire: a segment seen is one whose zeroing is visible.
+        let s = TABLE[k].load(Ordering::Acquire);
+        if !s.is_null() {
+            return s;
+        }
+        let (fresh, system) = crate::reclaim::leak_zeroed(layout(k));
+        let fresh = fresh.cast::<AtomicPtr<QNode>>();
+        // AcqRel: Release publishes the zeroed segment; Acquire, on failure, the winner's.
+        match TABLE[k].compare_exchange(ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => fresh,
+            Err(winner) => {
+                // SAFETY: allocated above with this layout and flag, never published.
+                unsafe { crate::reclaim::free_zeroed(fresh.cast(), layout(k), system) };
+                winner
+            }
+        }
+    }
+
+    /// Gives the fresh, unpublished node `n` the next number and enters it in the table.
+    pub(super) fn register(n: *mut QNode) {
+        let i = NEXT.fetch_add(1, Ordering::Relaxed);
+        assert!(i != 0, "more than 2^32 - 1 queue nodes");
+        let (k, slot) = place(i);
+        let seg = segment(k);
+        // SAFETY: `slot < 2^k`, the segment's length; the segment is never freed.
+        let entry = unsafe { &*seg.add(slot) };
+        // Release: the node's initialised fields are visible to whoever looks it up.
+        entry.store(n, Ordering::Release);
+        // SAFETY: `n` is the caller's alone until published; `index` is written only here.
+        unsafe { (*n).index = i };
+    }
+
+    /// The node numbered `i`, which some thread published (so its entry is set).
+    #[inline]
+    pub(crate) fn at(i: u32) -> &'static QNode {
+        let (k, slot) = place(i);
+        // Acquire: pairs with the Release of `segment` and of `register`.
+        let seg = TABLE[k].load(Ordering::Acquire);
+        debug_assert!(!seg.is_null(), "queue node number {i} was never given out");
+        // SAFETY: the number was given out, so its segment exists, and `slot < 2^k`.
+        let n = unsafe { &*seg.add(slot) }.load(Ordering::Acquire);
+        debug_assert!(!n.is_null(), "queue node number {i} was never given out");
+        // SAFETY: nodes are leaked, never freed: valid for 'static.
+        unsafe { &*n }
+    }
+
+    #[cfg(all(test, not(loom)))]
+    mod tests {
+        use super::place;
+
+        #[test]
+        fn numbers_map_to_segments_without_gaps() {
+            assert_eq!(place(1), (0, 0));
+            assert_eq!(place(2), (1, 0));
+            assert_eq!(place(3), (1, 1));
+            assert_eq!(place(4), (2, 0));
+            assert_eq!(place(7), (2, 3));
+            assert_eq!(place(u32::MAX), (31, (1 << 31) - 1));
+        }
+    }
+}
+
+pub(crate) use index::at as node_at;
 
 #[cfg(not(loom))]
 std::thread_local! {
@@ -173,7 +282,11 @@ fn take_from_pool() -> *mut QNode {
         if n.is_null() { pool::fresh() } else { n }
     }
     #[cfg(loom)]
-    Box::into_raw(Box::new(QNode::new()))
+    {
+        let n = Box::into_raw(Box::new(QNode::new()));
+        index::register(n);
+        n
+    }
 }
 
 /// Gives the calling thread's cached nodes to the global pool, at its exit (`reclaim.rs`).
@@ -221,6 +334,41 @@ fn push_global(n: *mut QNode) {
     pool::FREE.push(n);
     #[cfg(loom)]
     let _ = n;
+}
+
+/// The contended half of an MCS `lock` (of [`Mcs`] and [`crate::McsCompact`]): links `n` behind
+/// `pred` and waits for the hand-over. Out of line (not `#[cold]`: under contention it is the
+/// path), so that the uncontended path saves no registers for it.
+#[inline(never)]
+pub(crate) fn wait_in_queue<W: Wait>(n: &'static QNode, pred: &'static QNode) {
+    // Release: our node's initialised fields are visible to the releaser.
+    pred.next
+        .store(n as *const QNode as *mut QNode, Ordering::Release);
+    // Acquire (in the closure): the releaser's critical section happens-before ours.
+    W::wait_until(&n.state, &n.sleepers, || {
+        n.state.load(Ordering::Acquire) == GO
+    });
+}
+
+/// The contended half of an MCS `unlock`: hands the lock to the successor of `n` (`succ`, or
+/// the one that swapped in but has not linked yet) and frees `n`. Out of line, as
+/// [`wait_in_queue`].
+#[inline(never)]
+pub(crate) fn hand_over<W: Wait>(n: &'static QNode, mut succ: *mut QNode) {
+    if succ.is_null() {
+        // A successor swapped in but has not linked yet: a short window.
+        spin_yield_until(|| {
+            // Acquire: the successor's node fields are visible once we see the link.
+            succ = n.next.load(Ordering::Acquire);
+            !succ.is_null()
+        });
+    }
+    // SAFETY: nodes are never freed.
+    let succ = unsafe { &*succ };
+    // Release: our critical section happens-before the successor's.
+    succ.state.store(GO, Ordering::Release);
+    notify::<W>(&succ.state, &succ.sleepers);
+    free_node(n);
 }
 
 /// The MCS lock with the head in the lock body, generic over its waiting policy.
@@ -289,27 +437,12 @@ impl<W: Wait> Mcs<W> {
         let pred = self.tail.swap(np, Ordering::AcqRel);
         let contended = !pred.is_null();
         if contended {
-            Self::wait_in_queue(n, pred);
+            // SAFETY: nodes are never freed; `pred` stays in the queue until it sees our link.
+            wait_in_queue::<W>(n, unsafe { &*pred });
         }
         // Relaxed: read only by the owner (us, or a later owner after a synchronising hand-over).
         self.head.store(np, Ordering::Relaxed);
         record_acquire(StatKind::Mcs, contended);
-    }
-
-    /// The contended half of [`lock`](Self::lock): links `n` behind `pred` and waits for the
-    /// hand-over. Out of line (not `#[cold]`: under contention it is the path), so that the
-    /// uncontended path saves no registers for it.
-    #[inline(never)]
-    fn wait_in_queue(n: &'static QNode, pred: *mut QNode) {
-        // SAFETY: nodes are never freed; `pred` stays in the queue until it sees our link.
-        let pred = unsafe { &*pred };
-        // Release: our node's initialised fields are visible to the releaser.
-        pred.next
-            .store(n as *const QNode as *mut QNode, Ordering::Release);
-        // Acquire (in the closure): the releaser's critical section happens-before ours.
-        W::wait_until(&n.state, &n.sleepers, || {
-            n.state.load(Ordering::Acquire) == GO
-        });
     }
 
     /// Acquires the lock if it is free; never waits.
@@ -360,28 +493,7 @@ impl<W: Wait> Mcs<W> {
             free_node(n);
             return;
         }
-        Self::hand_over(n, succ);
-    }
-
-    /// The contended half of [`unlock`](Self::unlock): hands the lock to the successor of `n`
-    /// (`succ`, or the one that swapped in but has not linked yet) and frees `n`. Out of line,
-    /// as [`wait_in_queue`](Self::wait_in_queue).
-    #[inline(never)]
-    fn hand_over(n: &'static QNode, mut succ: *mut QNode) {
-        if succ.is_null() {
-            // A successor swapped in but has not linked yet: a short window.
-            spin_yield_until(|| {
-                // Acquire: the successor's node fields are visible once we see the link.
-                succ = n.next.load(Ordering::Acquire);
-                !succ.is_null()
-            });
-        }
-        // SAFETY: nodes are never freed.
-        let succ = unsafe { &*succ };
-        // Release: our critical section happens-before the successor's.
-        succ.state.store(GO, Ordering::Release);
-        notify::<W>(&succ.state, &succ.sleepers);
-        free_node(n);
+        hand_over::<W>(n, succ);
     }
 
     /// Whether some thread holds the lock (a momentary snapshot).

@@ -46,17 +46,19 @@
 //!   because the head is due, it yields without spending those rounds: the head is about to
 //!   take its turn, and sending every running thread into the queue at each hand-over would
 //!   start the convoy this design exists to avoid.
-//! - If its rounds run out, it joins the inner queue, [`crate::McsPark`] (MCS with
-//!   spin-then-park waiting; FIFO, and its unlock does not wait for the successor, unlike
-//!   Hemlock's, whose acknowledgement would keep the outer lock held across a wake-up).
+//! - If its rounds run out, it joins the inner queue, [`crate::McsCompact`] (MCS with
+//!   spin-then-park waiting and a 4-byte tail; FIFO, and its unlock does not wait for the
+//!   successor, unlike Hemlock's, whose acknowledgement would keep the outer lock held across a
+//!   wake-up). The queued thread keeps its node (a token) in `lock` itself, since the queue is
+//!   held only there; the body keeps just the tail.
 //! - The head sets `HEAD`, spins on the outer word, yields a few times (oversubscribed, the
 //!   holder may need the core), then sets `PARKED` and sleeps on the word. Once it has the outer
 //!   lock it releases the inner one, and the next queued thread becomes head.
 //!
 //! Guarantees: mutual exclusion; bounded bypass (above) once a thread is head, and FIFO order
 //! among the queued threads before that; waiters sleep, so oversubscription does not collapse
-//! it. Not FIFO overall (newcomers barge). Bytes per lock: 24 (`McsPark`'s 16-byte body, a
-//! reserved word, the outer word), all-zero when unlocked. Bytes per thread: an MCS queue node (128
+//! it. Not FIFO overall (newcomers barge). Bytes per lock: 8 (the outer word and the queue's
+//! 4-byte tail), all-zero when unlocked. Bytes per thread: an MCS queue node (128
 //! bytes, from a per-thread cache) only while queued. The inner lock is held only inside
 //! `lock`, by the acquiring thread, so the outer guard depends on no thread-local state: it is
 //! [`lock_api::GuardSend`], and a guard may be released on another thread.
@@ -64,14 +66,41 @@
 use crate::futex::{wait, wake_address};
 use crate::sync::{AtomicU32, Ordering, spin_loop, yield_now};
 
-/// The inner lock that orders the threads that could not barge: MCS with spin-then-park
-/// waiting (FIFO; its unlock does not wait for the successor, unlike Hemlock's, whose
-/// acknowledgement would keep the outer lock held across a wake-up). Under loom, the futex
-/// lock, so the models explore the outer protocol rather than the queue's.
+/// The inner lock that orders the threads that could not barge: compact MCS (FIFO; 4 bytes;
+/// spin-then-park; its unlock does not wait for the successor, unlike Hemlock's, whose
+/// acknowledgement would keep the outer lock held across a wake-up). The queue is held only
+/// inside `lock`, by one thread, so the node can stay with that thread instead of in the body.
+/// Under loom, the futex lock, so the models explore the outer protocol rather than the
+/// queue's (the queue has models of its own).
 #[cfg(not(loom))]
-type Queue = crate::McsPark;
+type Queue = crate::McsCompact;
 #[cfg(loom)]
-type Queue = crate::Futex;
+#[derive(Debug)]
+struct Queue(crate::Futex);
+
+/// The loom queue's token: it holds nothing.
+#[cfg(loom)]
+struct Held;
+
+#[cfg(loom)]
+impl Queue {
+    fn new() -> Self {
+        Queue(crate::Futex::new())
+    }
+
+    fn lock(&self) -> Held {
+        self.0.lock();
+        Held
+    }
+
+    /// # Safety
+    ///
+    /// Held by the calling thread.
+    unsafe fn unlock(&self, _: Held) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.unlock() };
+    }
+}
 
 /// How many barging acquisitions may overtake a waiting head before barging is refused.
 /// (1 under loom, so the models reach the refusal.)
@@ -129,29 +158,18 @@ fn bypasses(s: u32) -> u32 {
 
 /// The raw lock behind [`Mutex`]: see the module documentation.
 ///
-/// Layout (`repr(C)`): the inner queue in bytes 0..16, a reserved word at bytes 16..20 that the
-/// lock never writes (nor reads, but for `Debug`), and the outer word at bytes 20..24. The reserved word lands on
-/// glibc's `__kind` field when the body is embedded in a `pthread_mutex_t` (the LD_PRELOAD
-/// library does this), so the kind stays where glibc and debuggers read it.
+/// Layout (`repr(C)`): the outer word in bytes 0..4, the inner queue's tail in bytes 4..8;
+/// both zero when unlocked. Every byte is an atomic: `&self` of an `unlock` that is still
+/// running then asserts nothing that the next owner's freeing of the lock could violate.
 #[derive(Debug)]
 #[repr(C)]
 pub struct RawMutex {
-    queue: Queue,
-    /// Never accessed by the lock: see [`MUTEX_RESERVED_WORD`]. An atomic all the same: every byte of the lock is then interior-mutable, so
-    /// `&self` of an `unlock` that is still running asserts nothing about this word when the
-    /// next owner frees the lock (a plain field would make that deallocation undefined
-    /// behaviour: Miri reports it as a violation of the reference's protector).
-    reserved: AtomicU32,
     state: AtomicU32,
+    queue: Queue,
 }
 
-/// Byte offset in [`RawMutex`] of a 32-bit word that the lock never writes (any value
-/// may sit there), so that a host layout with a field of its own at that offset can embed the
-/// lock around it.
-pub const MUTEX_RESERVED_WORD: usize = core::mem::offset_of!(RawMutex, reserved);
-
 #[cfg(not(loom))]
-const _: () = assert!(MUTEX_RESERVED_WORD == 16 && core::mem::size_of::<RawMutex>() == 24);
+const _: () = assert!(core::mem::size_of::<RawMutex>() == 8);
 
 /// The default mutex of welltempered: [`lock_api::Mutex`] over [`RawMutex`].
 #[cfg(not(loom))]
@@ -176,9 +194,8 @@ impl RawMutex {
     #[cfg(not(loom))]
     pub const fn new() -> Self {
         Self {
-            queue: Queue::new(),
-            reserved: AtomicU32::new(0),
             state: AtomicU32::new(0),
+            queue: Queue::new(),
         }
     }
 
@@ -186,9 +203,8 @@ impl RawMutex {
     #[cfg(loom)]
     pub fn new() -> Self {
         Self {
-            queue: Queue::new(),
-            reserved: AtomicU32::new(0),
             state: AtomicU32::new(0),
+            queue: Queue::new(),
         }
     }
 
@@ -376,11 +392,11 @@ impl RawMutex {
             }
         }
         // Queue: the inner lock's order decides who becomes head.
-        self.queue.lock();
+        let token = self.queue.lock();
         self.lock_as_head();
-        // SAFETY: this thread took `queue` just above and still holds it; the head role ends
+        // SAFETY: `token` is from `queue.lock()` just above, released once; the head role ends
         // with the outer lock acquired, so the next head may start.
-        unsafe { self.queue.unlock() };
+        unsafe { self.queue.unlock(token) };
     }
 
     /// The head's wait for the outer word. Returns holding it.

@@ -218,28 +218,19 @@ pub(crate) use imp_tls::register_thread;
 #[cfg(loom)]
 pub(crate) fn register_thread() {}
 
-/// Allocates `value` on the heap for good (Grants and queue nodes are never freed), without
-/// coming back here: a first lock operation allocates, and a global allocator that itself locks
-/// one of our locks (the preload library's own allocator does not; a Rust program's may) would
-/// re-enter that first operation and allocate again, forever. A re-entered call takes the
-/// memory from the system allocator directly.
 #[cfg(not(loom))]
-pub(crate) fn leak_box<T>(value: T) -> *mut T {
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::cell::Cell;
-    std::thread_local! {
-        static ALLOCATING: Cell<bool> = const { Cell::new(false) };
-    }
+std::thread_local! {
+    /// Set while this thread is inside the global allocator on behalf of this module.
+    static ALLOCATING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `alloc` (an allocation through the global allocator) unless this thread is already in
+/// one, in which case runs `system` (the same through the system allocator) instead; returns
+/// the result and whether `system` ran. See [`leak_box`] for why.
+#[cfg(not(loom))]
+fn guarded_alloc<R>(alloc: impl FnOnce() -> R, system: impl FnOnce() -> R) -> (R, bool) {
     if ALLOCATING.with(|a| a.replace(true)) {
-        let layout = Layout::new::<T>();
-        // SAFETY: `T` is a lock's per-thread block: a nonzero size.
-        let p = unsafe { System.alloc(layout) }.cast::<T>();
-        if p.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
-        // SAFETY: fresh memory of `T`'s layout.
-        unsafe { p.write(value) };
-        return p;
+        return (system(), true);
     }
     /// Clears the flag on the way out (an allocation failure may unwind).
     struct Done;
@@ -249,7 +240,89 @@ pub(crate) fn leak_box<T>(value: T) -> *mut T {
         }
     }
     let _done = Done;
-    Box::into_raw(Box::new(value))
+    (alloc(), false)
+}
+
+/// Allocates `value` on the heap for good (Grants and queue nodes are never freed), without
+/// coming back here: a first lock operation allocates, and a global allocator that itself locks
+/// one of our locks (the preload library's own allocator does not; a Rust program's may) would
+/// re-enter that first operation and allocate again, forever. A re-entered call takes the
+/// memory from the system allocator directly. (Not the system allocator always: under the
+/// preload library, that is the C program's `malloc`, which may lock a mutex.)
+#[cfg(not(loom))]
+pub(crate) fn leak_box<T>(value: T) -> *mut T {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    let (p, _) = guarded_alloc(
+        || Box::into_raw(Box::<T>::new_uninit()).cast::<T>(),
+        || {
+            let layout = Layout::new::<T>();
+            // SAFETY: `T` is a lock's per-thread block: a nonzero size.
+            let p = unsafe { System.alloc(layout) }.cast::<T>();
+            if p.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            p
+        },
+    );
+    // SAFETY: fresh memory of `T`'s layout.
+    unsafe { p.write(value) };
+    p
+}
+
+/// Zeroed memory of `layout` (a nonzero size) for a table that is never freed, from the
+/// allocator [`leak_box`] would use; [`free_zeroed`] gives it back if it was never published.
+#[cfg(not(loom))]
+pub(crate) fn leak_zeroed(layout: std::alloc::Layout) -> (*mut u8, bool) {
+    use std::alloc::{GlobalAlloc, System};
+    let (p, system) = guarded_alloc(
+        // SAFETY: the caller passes a nonzero size.
+        || unsafe { std::alloc::alloc_zeroed(layout) },
+        // SAFETY: as above.
+        || unsafe { System.alloc_zeroed(layout) },
+    );
+    if p.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    (p, system)
+}
+
+/// Frees what [`leak_zeroed`] returned (`system`: its second value) with the same `layout`.
+///
+/// # Safety
+///
+/// `p` came from `leak_zeroed(layout)` with that `system` flag, and nothing else uses it.
+#[cfg(not(loom))]
+pub(crate) unsafe fn free_zeroed(p: *mut u8, layout: std::alloc::Layout, system: bool) {
+    use std::alloc::{GlobalAlloc, System};
+    if system {
+        // SAFETY: forwarded from the caller.
+        unsafe { System.dealloc(p, layout) };
+    } else {
+        // SAFETY: forwarded from the caller.
+        unsafe { std::alloc::dealloc(p, layout) };
+    }
+}
+
+/// Under loom: zeroed memory from the global allocator.
+#[cfg(loom)]
+pub(crate) fn leak_zeroed(layout: std::alloc::Layout) -> (*mut u8, bool) {
+    // SAFETY: the caller passes a nonzero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if p.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    (p, false)
+}
+
+/// Under loom: frees what [`leak_zeroed`] returned.
+///
+/// # Safety
+///
+/// `p` came from `leak_zeroed(layout)`, and nothing else uses it.
+#[cfg(loom)]
+pub(crate) unsafe fn free_zeroed(p: *mut u8, layout: std::alloc::Layout, _system: bool) {
+    // SAFETY: forwarded from the caller.
+    unsafe { std::alloc::dealloc(p, layout) };
 }
 
 /// Under loom: a plain box (the models do not allocate from a locking allocator).

@@ -60,6 +60,44 @@ lock!(
     TicketPark
 );
 
+/// [`McsCompact`] behind the token-free interface: the token waits in a cell that only the
+/// holder touches (loom checks that too).
+struct Compact<W: Wait> {
+    lock: McsCompact<W>,
+    token: UnsafeCell<Option<McsCompactToken>>,
+}
+
+// SAFETY: `token` is accessed only by the thread that holds `lock`.
+unsafe impl<W: Wait> Sync for Compact<W> {}
+
+impl<W: Wait + 'static> Lock for Compact<W> {
+    fn make() -> Self {
+        Compact {
+            lock: McsCompact::new(),
+            token: UnsafeCell::new(None),
+        }
+    }
+    fn acquire(&self) {
+        let t = self.lock.lock();
+        // SAFETY: we hold the lock.
+        self.token.with_mut(|p| unsafe { *p = Some(t) });
+    }
+    fn try_acquire(&self) -> bool {
+        let Some(t) = self.lock.try_lock() else {
+            return false;
+        };
+        // SAFETY: we hold the lock.
+        self.token.with_mut(|p| unsafe { *p = Some(t) });
+        true
+    }
+    unsafe fn release(&self) {
+        // SAFETY: the caller holds the lock.
+        let t = self.token.with_mut(|p| unsafe { (*p).take() });
+        // SAFETY: the token of this lock's acquisition, released once.
+        unsafe { self.lock.unlock(t.expect("held")) };
+    }
+}
+
 /// A model builder: preemption bound 2 unless `LOOM_MAX_PREEMPTIONS` says otherwise, capped at 1
 /// for three-thread models (with two spinning waiters that yield to each other, a bound of 2
 /// does not finish in minutes), and room for the long but finite paths of spinning waiters.
@@ -187,6 +225,7 @@ models! {
     hemlock_overlap: HemlockOverlap, HemlockOverlapPark;
     hemlock_ah: HemlockAh, HemlockAhPark;
     mcs: Mcs, McsPark;
+    mcs_compact: Compact<Spin>, Compact<SpinThenPark>;
     clh: Clh, ClhPark;
     ticket: Ticket, TicketPark;
 }

@@ -17,7 +17,7 @@
 //!   name prints one message on stderr, and the program runs on glibc's own locks and condition
 //!   variables.
 //! - The lock lives inside the caller's `pthread_mutex_t`, in its first 16 bytes (the default
-//!   `mutex` also in bytes 20..24, around the kind field), with no side table; all-zero means
+//!   `mutex` in its first 8), with no side table; all-zero means
 //!   unlocked, so `PTHREAD_MUTEX_INITIALIZER` works, and glibc's kind field stays where it was.
 //!   Default and adaptive mutexes are ours; recursive, error-checking, robust, process-shared and
 //!   priority-protocol mutexes go to glibc's own functions, found with `dlvsym(RTLD_NEXT, ..)` at

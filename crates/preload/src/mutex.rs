@@ -1,9 +1,8 @@
 //! `pthread_mutex_t` on our locks: where the lock lives and how each call is dispatched.
 //!
 //! glibc's `pthread_mutex_t` is 40 bytes (x86_64; 48 on aarch64) with the mutex kind as an `int`
-//! at byte 16. Our lock body lives in bytes 0..16 (the default mutex, 24 bytes, also uses bytes
-//! 20..24 and leaves a reserved word of its own on the kind), so the kind field stays where glibc and
-//! debuggers read it, and a zeroed mutex (`PTHREAD_MUTEX_INITIALIZER`) is an unlocked one of
+//! at byte 16. Our lock body lives in bytes 0..16 (the default mutex takes 0..8), so the kind
+//! field stays where glibc and debuggers read it, and a zeroed mutex (`PTHREAD_MUTEX_INITIALIZER`) is an unlocked one of
 //! kind 0. A mutex is ours when its kind is `PTHREAD_MUTEX_NORMAL`/`DEFAULT` (0) or
 //! `PTHREAD_MUTEX_ADAPTIVE_NP` (3) with no robust, process-shared or priority bits; every other
 //! kind was initialised by glibc's own `pthread_mutex_init` and goes to glibc's functions.
@@ -89,11 +88,8 @@ macro_rules! with_lock {
     }};
 }
 
-/// How a lock body sits in a `pthread_mutex_t`.
-pub(crate) trait Embed: RawMutex {
-    /// Whether the body leaves bytes 16..20 (glibc's kind) alone, so that it may extend past them.
-    const SKIPS_KIND_WORD: bool = false;
-}
+/// A lock body that sits in bytes 0..16 of a `pthread_mutex_t` (checked by [`Fits`]).
+pub(crate) trait Embed: RawMutex {}
 
 macro_rules! embed_within_16_bytes {
     ($($t:ty),*) => { $(impl Embed for $t {})* };
@@ -102,7 +98,8 @@ embed_within_16_bytes!(
     welltempered_lock::Tas,
     welltempered_lock::Ttas,
     welltempered_lock::TtasYield,
-    welltempered_lock::Futex
+    welltempered_lock::Futex,
+    welltempered_lock::RawMutex
 );
 impl<W: welltempered_lock::Wait> Embed for welltempered_lock::Hemlock<W> {}
 impl<W: welltempered_lock::Wait> Embed for welltempered_lock::HemlockOverlap<W> {}
@@ -110,23 +107,15 @@ impl<W: welltempered_lock::Wait> Embed for welltempered_lock::HemlockAh<W> {}
 impl<W: welltempered_lock::Wait> Embed for welltempered_lock::Mcs<W> {}
 impl<W: welltempered_lock::Wait> Embed for welltempered_lock::Clh<W> {}
 impl<W: welltempered_lock::Wait> Embed for welltempered_lock::Ticket<W> {}
-impl Embed for welltempered_lock::RawMutex {
-    // The default mutex keeps a reserved word exactly where glibc keeps the kind.
-    const SKIPS_KIND_WORD: bool = welltempered_lock::MUTEX_RESERVED_WORD == KIND_OFFSET;
-}
 
 /// Proves, at compile time, that `L` fits in a `pthread_mutex_t` without touching glibc's kind
-/// field (within bytes 0..16, or around a reserved word at 16..20) and that its guard carries no
+/// field (within bytes 0..16) and that its guard carries no
 /// state (so unlocking needs nothing but the mutex, as the C API has it).
 struct Fits<L>(L);
 impl<L: Embed> Fits<L> {
     const OK: () = {
         let size = core::mem::size_of::<L>();
-        assert!(
-            size <= LOCK_BYTES
-                || (L::SKIPS_KIND_WORD && size <= core::mem::size_of::<pthread_mutex_t>()),
-            "lock body overlaps glibc's kind field"
-        );
+        assert!(size <= LOCK_BYTES, "lock body overlaps glibc's kind field");
         assert!(
             core::mem::align_of::<L>() <= 8,
             "lock body needs more than 8-byte alignment"

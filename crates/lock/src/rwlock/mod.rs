@@ -38,14 +38,14 @@
 //!
 //! # The words
 //!
-//! Two 32-bit words and the writers' mutex, 32 bytes, all zero when new:
+//! Two 32-bit words and the writers' mutex, 16 bytes, all zero when new:
 //!
 //! * `rin`: readers that arrived, counted in units of `RINC` (bits 8 and up), and in the
 //!   low bits the writer's `PRES` bit and the phase bit `PHID` (together `WBITS`), plus
 //!   `RSLEEP`, set by a thread that sleeps on `rin` until `WBITS` change.
 //! * `rout`: readers that left, in the same units, plus `WSLEEP`, set by the writer that
 //!   sleeps on `rout` until the readers it waits for have left.
-//! * `writers`: the default [`RawMutex`](crate::mutex::RawMutex) (24 bytes), held by the
+//! * `writers`: the default [`RawMutex`](crate::mutex::RawMutex) (8 bytes), held by the
 //!   writer or upgradable reader whose turn it is.
 //!
 //! A reader adds `RINC` to `rin`; if `PRES` was clear it is in, otherwise it waits until
@@ -135,7 +135,7 @@ pub struct RawRwLock {
 }
 
 #[cfg(not(loom))]
-const _: () = assert!(core::mem::size_of::<RawRwLock>() == 32);
+const _: () = assert!(core::mem::size_of::<RawRwLock>() == 16);
 
 /// A reader-writer lock over [`RawRwLock`]: phase-fair, with upgradable reads.
 ///
@@ -738,7 +738,7 @@ mod tests {
 
     #[test]
     fn is_thirty_two_zero_bytes() {
-        assert_eq!(core::mem::size_of::<RawRwLock>(), 32);
+        assert_eq!(core::mem::size_of::<RawRwLock>(), 16);
         let l = RawRwLock::new();
         assert!(!l.is_locked() && !l.is_locked_exclusive());
     }
