@@ -218,6 +218,14 @@ pub struct LockEntry {
     pub ours: bool,
     run: RunFn,
     latency: RunFn,
+    pairs: fn(u64) -> u64,
+}
+
+impl LockEntry {
+    /// Runs [`uncontended_pairs`] for this lock.
+    pub fn uncontended_pairs(&self, n: u64) -> u64 {
+        (self.pairs)(n)
+    }
 }
 
 macro_rules! entry {
@@ -227,6 +235,7 @@ macro_rules! entry {
             ours: $ours,
             run: run_cell::<$lock>,
             latency: run_latency::<$lock>,
+            pairs: uncontended_pairs::<$lock>,
         }
     };
 }
@@ -437,6 +446,20 @@ pub fn run_cell<L: BenchLock<Shared>>(spec: &Spec) -> Result<Sample> {
         // Whole run: spawn, window and drain.
         extra: BTreeMap::from([("run_s".to_string(), run_s)]),
     })
+}
+
+/// `n` uncontended lock + unlock pairs of a fresh lock `L` on this thread, with an empty
+/// critical section (one increment); returns the final count, `n`. No clock is read, so that
+/// the instructions it retires (counted under `valgrind`, `scripts/instructions.sh`) are the
+/// lock's and the loop's alone: the difference between two values of `n` divided by their
+/// difference is the cost of one pair.
+#[inline(never)]
+pub fn uncontended_pairs<L: BenchLock<Shared>>(n: u64) -> u64 {
+    let lock = L::new(Shared::default());
+    for _ in 0..n {
+        lock.with(|d| d.counter += 1);
+    }
+    std::hint::black_box(lock.into_inner().counter)
 }
 
 /// Uncontended latency of lock `L`: one thread, lock + unlock, nanoseconds per pair.
