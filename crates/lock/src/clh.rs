@@ -197,7 +197,9 @@ mod tests {
 
     #[test]
     fn exclusion_spin() {
-        crate::test_util::hammer(&Clh::<Spin>::new(), 4, ITERS);
+        // As many threads as cores: with more, a preempted waiter stalls a spinning FIFO queue
+        // for a time slice at each turn (slow, not wrong; the park form below takes 4).
+        crate::test_util::hammer(&Clh::<Spin>::new(), 2, ITERS);
     }
 
     #[test]
