@@ -1,5 +1,6 @@
-//! Static channel-topology analysis: the compiler side of WTC ("well-tempered channels",
-//! `shared/seeds/000_*`, the analysis and its remarks) for Rust sources.
+//! Static channel-topology analysis: the compiler side of WTC, the Well-tempered Compiler for
+//! Multithreading (its analysis of which threads touch each queue, and its remarks), for Rust
+//! sources.
 //!
 //! [`analyze_crate`] reads a crate (following `mod` declarations from its targets), finds every
 //! channel construction (`std::sync::mpsc`, `crossbeam_channel`, `crossbeam::channel`, `flume`,

@@ -3,7 +3,7 @@
 //! Source: U. Drepper, "Futexes Are Tricky" (2011), section 6, "mutex3": the word is 0
 //! (unlocked), 1 (locked, no waiters) or 2 (locked, maybe waiters); lock is one CAS 0→1 when
 //! free, otherwise `swap(2)` and `FUTEX_WAIT` until a swap returns 0; unlock is `swap(0)` and a
-//! `FUTEX_WAKE` of one sleeper only when the word was 2. omp0 (`004_*`, "FutexLock") built the
+//! `FUTEX_WAKE` of one sleeper only when the word was 2. omp0 (a minimal OpenMP runtime evaluated against libgomp, by Sreeram and Bhargav; its "FutexLock") built the
 //! same lock with a *fixed* 64-iteration spin before sleeping and measured it burning 5-6x the
 //! cycles of glibc's mutex per contended acquisition at an empty critical section: the spinners
 //! never saw the lock free, so the budget was pure waste. Here the budget adapts per lock, as

@@ -13,7 +13,8 @@
 //! [`MUTEX_BYPASS_LIMIT`] `lock` acquisitions overtake it.** (`try_lock` takes any free lock,
 //! as POSIX requires of `pthread_mutex_trylock`: see [`RawMutex::try_lock`].)
 //!
-//! Why this design (the measurements of the two seed studies): omp0 (`004_*`) found FIFO spin
+//! Why this design (the measurements of two studies): omp0, a minimal OpenMP runtime evaluated
+//! against libgomp (Sreeram and Bhargav), found FIFO spin
 //! locks collapsing 30-100x once threads outnumber cores (a descheduled waiter stalls the queue)
 //! and a fixed-budget futex lock burning 5-6x the cycles of glibc's adaptive one; the Hemlock
 //! paper's MutexBench shows barging locks winning on throughput and losing on fairness. Barging

@@ -1,6 +1,6 @@
-//! Test-and-set spin lock (TAS), the first lock of omp0's lock study (`004_*`, "Locks": "TAS
-//! spins via atomic exchange: every spin is a write, so contention causes an invalidation
-//! storm").
+//! Test-and-set spin lock (TAS), the first lock of the lock study of omp0, a minimal OpenMP
+//! runtime evaluated against libgomp (Sreeram and Bhargav; its "Locks" section: "TAS spins via
+//! atomic exchange: every spin is a write, so contention causes an invalidation storm").
 //!
 //! Guarantees: mutual exclusion; not FIFO (no bound on how often one waiter is overtaken);
 //! never parks, so a waiter burns its time slice when the holder is descheduled; lock-based,

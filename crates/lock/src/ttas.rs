@@ -1,5 +1,6 @@
-//! Test-and-test-and-set spin locks (TTAS, and TTAS that yields), from omp0's lock study
-//! (`004_*`, "Locks": "TTAS spins on a cached read, only writes to acquire"; its TTAS-yield
+//! Test-and-test-and-set spin locks (TTAS, and TTAS that yields), from the lock study of
+//! omp0, a minimal OpenMP runtime evaluated against libgomp (Sreeram and Bhargav; its "Locks"
+//! section: "TTAS spins on a cached read, only writes to acquire"; its TTAS-yield
 //! variant is the one that kept ~5 M ops/s at 128 threads where ticket and MCS collapsed).
 //!
 //! Guarantees of both: mutual exclusion; not FIFO (a waiter may be overtaken without bound);
