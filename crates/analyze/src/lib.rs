@@ -125,6 +125,60 @@ pub fn analyze_crate(path: &Path) -> Result<Analysis, Error> {
     })
 }
 
+/// How many channels of an analysis got each kind of verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Summary {
+    /// Channel constructions found.
+    pub channels: usize,
+    /// Both sides exact.
+    pub exact: usize,
+    /// Neither side refused, not both exact.
+    pub conservative: usize,
+    /// A side refused.
+    pub refused: usize,
+}
+
+impl Analysis {
+    /// The counts of its verdicts.
+    pub fn summary(&self) -> Summary {
+        let exact = self
+            .channels
+            .iter()
+            .filter(|c| {
+                matches!(
+                    (&c.senders, &c.receivers),
+                    (Side::Exact { .. }, Side::Exact { .. })
+                )
+            })
+            .count();
+        let refused = self
+            .channels
+            .iter()
+            .filter(|c| {
+                matches!(c.senders, Side::Refused { .. })
+                    || matches!(c.receivers, Side::Refused { .. })
+            })
+            .count();
+        Summary {
+            channels: self.channels.len(),
+            exact,
+            conservative: self.channels.len() - exact - refused,
+            refused,
+        }
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.channels == 1 { "" } else { "s" };
+        write!(
+            f,
+            "{} channel{s}: {} exact, {} conservative, {} refused",
+            self.channels, self.exact, self.conservative, self.refused
+        )
+    }
+}
+
 impl fmt::Display for Analysis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for c in &self.channels {

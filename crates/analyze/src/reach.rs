@@ -265,31 +265,14 @@ pub fn run(opts: &Options) -> Result<ReachReport, Error> {
                 }
             })
             .collect();
-        let exact = a
-            .channels
-            .iter()
-            .filter(|c| {
-                matches!(
-                    (&c.senders, &c.receivers),
-                    (crate::Side::Exact { .. }, crate::Side::Exact { .. })
-                )
-            })
-            .count();
-        let refused = a
-            .channels
-            .iter()
-            .filter(|c| {
-                matches!(c.senders, crate::Side::Refused { .. })
-                    || matches!(c.receivers, crate::Side::Refused { .. })
-            })
-            .count();
+        let summary = a.summary();
         report.crates.push(CrateRow {
             name: format!("{n}-{v}"),
             lines: a.lines,
-            channels: a.channels.len(),
-            exact,
-            conservative: a.channels.len() - exact - refused,
-            refused,
+            channels: summary.channels,
+            exact: summary.exact,
+            conservative: summary.conservative,
+            refused: summary.refused,
             seconds,
             wrong: rows.iter().filter(|r| r.wrong).count(),
             verdicts: rows,

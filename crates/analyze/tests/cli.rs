@@ -137,6 +137,46 @@ fn binary_prints_remarks_and_exits_nonzero_on_error() {
 }
 
 #[test]
+fn summary_line_goes_to_stderr_and_counts_the_verdicts() {
+    let bin = env!("CARGO_BIN_EXE_cargo-welltempered");
+    let fx = manifest_dir().join("tests/fixtures/cloned_twice");
+    let out = Command::new(bin).arg("check").arg(&fx).output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let a = welltempered_analyze::analyze_crate(&fx).unwrap();
+    let s = a.summary();
+    assert_eq!(s.channels, 1);
+    assert_eq!(s.exact + s.conservative + s.refused, 1);
+    assert!(
+        err.contains(&format!("{s}; {} lines of Rust", a.lines)),
+        "{err}"
+    );
+    assert!(err.contains("1 channel: "), "{err}");
+}
+
+#[test]
+fn a_reader_that_closes_early_is_not_an_error() {
+    // The pipe is closed before the binary writes: its first write fails with EPIPE, which used
+    // to panic ("failed printing to stdout") and exit 101.
+    let bin = env!("CARGO_BIN_EXE_cargo-welltempered");
+    let fx = manifest_dir().join("tests/fixtures/cloned_twice");
+    for format in ["text", "json"] {
+        let mut child = Command::new(bin)
+            .args(["check", "--format", format])
+            .arg(&fx)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{format}: {:?}: {err}", out.status);
+        assert!(!err.contains("panicked"), "{format}: {err}");
+    }
+}
+
+#[test]
 fn fix_round_trips_and_restores_on_failure() {
     let wt = manifest_dir()
         .join("../welltempered")

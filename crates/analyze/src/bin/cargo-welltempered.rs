@@ -1,9 +1,12 @@
 //! `cargo welltempered check [PATH] [--format text|json] [--fix]`: prints the channel-topology
-//! remarks of a crate (and migrates it with `--fix`); `cargo welltempered reach` prints the reach
-//! table. Exit code 0 on success, 1 on error (the message, naming file:line, on stderr).
+//! remarks of a crate on stdout, then a summary line on stderr (the crate, its channels by kind
+//! of verdict, the lines read), and migrates it with `--fix`; `cargo welltempered reach` prints
+//! the reach table. Exit code 0 on success, 1 on error (the message, naming file:line, on
+//! stderr). A reader that stops reading early (`| head`) ends the output quietly: not an error.
 #![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand, ValueEnum};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -73,16 +76,25 @@ fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
             let path = path.unwrap_or_else(|| PathBuf::from("."));
             let analysis = welltempered_analyze::analyze_crate(&path)?;
             match format {
-                Format::Text => print!("{analysis}"),
-                Format::Json => println!("{}", welltempered_analyze::remark::to_json(&analysis)),
+                Format::Text => emit(&analysis.to_string())?,
+                Format::Json => emit(&format!(
+                    "{}\n",
+                    welltempered_analyze::remark::to_json(&analysis)
+                ))?,
             }
+            eprintln!(
+                "{}: {}; {} lines of Rust",
+                analysis.root.display(),
+                analysis.summary(),
+                analysis.lines
+            );
             if fix {
                 let report = welltempered_analyze::fix::apply(
                     &analysis,
                     welltempered_path.as_deref(),
                     None,
                 )?;
-                print!("{report}");
+                emit(&report.to_string())?;
             }
             Ok(())
         }
@@ -92,8 +104,21 @@ fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
                 welltempered_analyze::reach::fetch(&opts)?;
             }
             let report = welltempered_analyze::reach::run(&opts)?;
-            print!("{}", report.to_text());
-            Ok(())
+            emit(&report.to_text())
         }
+    }
+}
+
+/// Writes `text` to stdout. A closed pipe (the reader stopped early, as `head` does) ends the
+/// output silently; any other failure is an error.
+fn emit(text: &str) -> Result<(), welltempered_analyze::Error> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(welltempered_analyze::Error::Io {
+            file: PathBuf::from("<stdout>"),
+            message: e.to_string(),
+        }),
     }
 }
