@@ -25,6 +25,58 @@ pub struct Crate {
     pub files: Vec<SourceFile>,
 }
 
+/// The member crates (their directories, sorted) of the workspace whose manifest is at `path`
+/// (a directory holding `Cargo.toml`, or the manifest), or `None` when `path` is one crate: a
+/// manifest with a `[package]` and no `members` of a `[workspace]`. The members come from
+/// `cargo metadata --no-deps`, so globs, `exclude` and nested paths mean what they mean to
+/// cargo.
+pub fn workspace_members(path: &Path) -> Result<Option<Vec<PathBuf>>, Error> {
+    let root = if path.is_file() {
+        path.parent().unwrap_or(Path::new(".")).to_path_buf()
+    } else {
+        path.to_path_buf()
+    };
+    let manifest = root.join("Cargo.toml");
+    let Ok(text) = std::fs::read_to_string(&manifest) else {
+        // `discover` reports the missing or unreadable manifest.
+        return Ok(None);
+    };
+    let mut section = String::new();
+    let (mut package, mut workspace, mut members) = (false, false, false);
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            section = t.to_string();
+            package |= section == "[package]";
+            workspace |= section == "[workspace]";
+        } else if section == "[workspace]" && t.starts_with("members") {
+            members = true;
+        }
+    }
+    if !workspace || (package && !members) {
+        return Ok(None);
+    }
+    let meta = cargo_metadata::MetadataCommand::new()
+        .manifest_path(&manifest)
+        .no_deps()
+        .exec()
+        .map_err(|e| Error::Io {
+            file: manifest.clone(),
+            message: format!("cargo metadata: {e}"),
+        })?;
+    let mut dirs: Vec<PathBuf> = meta
+        .workspace_packages()
+        .iter()
+        .filter_map(|p| {
+            p.manifest_path
+                .parent()
+                .map(|d| d.as_std_path().to_path_buf())
+        })
+        .collect();
+    dirs.sort();
+    Ok(Some(dirs))
+}
+
 /// Finds the crate at `path` and parses its sources.
 pub fn discover(path: &Path) -> Result<Crate, Error> {
     if !path.exists() {

@@ -176,6 +176,85 @@ fn a_reader_that_closes_early_is_not_an_error() {
     }
 }
 
+/// A workspace of two fixture crates (their own `[workspace]` lines removed, as members).
+fn two_member_workspace(name: &str) -> PathBuf {
+    let ws = scratch(name);
+    for (dir, fixture) in [("a", "cloned_twice"), ("b", "spawned_once")] {
+        copy_dir(
+            &manifest_dir().join("tests/fixtures").join(fixture),
+            &ws.join(dir),
+        );
+        let m = ws.join(dir).join("Cargo.toml");
+        let text = std::fs::read_to_string(&m)
+            .unwrap()
+            .replace("[workspace]\n", "");
+        std::fs::write(&m, text).unwrap();
+    }
+    std::fs::write(
+        ws.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"a\", \"b\"]\nresolver = \"2\"\n",
+    )
+    .unwrap();
+    ws
+}
+
+#[test]
+fn a_workspace_root_checks_every_member() {
+    let bin = env!("CARGO_BIN_EXE_cargo-welltempered");
+    let ws = two_member_workspace("workspace");
+    let out = Command::new(bin).arg("check").arg(&ws).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let fx = |f: &str| {
+        std::fs::read_to_string(
+            manifest_dir()
+                .join("tests/fixtures")
+                .join(f)
+                .join("expected.txt"),
+        )
+        .unwrap()
+    };
+    let ws = ws.canonicalize().unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "crate: {}\n{}crate: {}\n{}",
+            ws.join("a").display(),
+            fx("cloned_twice"),
+            ws.join("b").display(),
+            fx("spawned_once")
+        )
+    );
+    assert_eq!(err.matches(" lines of Rust").count(), 2, "{err}");
+
+    let out = Command::new(bin)
+        .args(["check", "--format", "json"])
+        .arg(&ws)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let members = j.as_array().unwrap();
+    assert_eq!(members.len(), 2);
+    for (m, dir) in members.iter().zip(["a", "b"]) {
+        assert_eq!(m["crate"], ws.join(dir).display().to_string());
+        assert_eq!(m["channels"].as_array().unwrap().len(), 1);
+    }
+
+    let out = Command::new(bin)
+        .args(["check", "--fix"])
+        .arg(&ws)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("workspace of 2 members"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn fix_round_trips_and_restores_on_failure() {
     let wt = manifest_dir()

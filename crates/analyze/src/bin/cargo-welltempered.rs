@@ -1,7 +1,8 @@
 //! `cargo welltempered check [PATH] [--format text|json] [--fix]`: prints the channel-topology
 //! remarks of a crate on stdout, then a summary line on stderr (the crate, its channels by kind
 //! of verdict, the lines read), and migrates it with `--fix`; `cargo welltempered reach` prints
-//! the reach table. Exit code 0 on success, 1 on error (the message, naming file:line, on
+//! the reach table. On a workspace root, `check` analyses every member (see the README). Exit
+//! code 0 on success, 1 on error (the message, naming file:line, on
 //! stderr). A reader that stops reading early (`| head`) ends the output quietly: not an error.
 #![forbid(unsafe_code)]
 
@@ -74,29 +75,43 @@ fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
             welltempered_path,
         } => {
             let path = path.unwrap_or_else(|| PathBuf::from("."));
-            let analysis = welltempered_analyze::analyze_crate(&path)?;
-            match format {
-                Format::Text => emit(&analysis.to_string())?,
-                Format::Json => emit(&format!(
-                    "{}\n",
-                    welltempered_analyze::remark::to_json(&analysis)
-                ))?,
-            }
-            eprintln!(
-                "{}: {}; {} lines of Rust",
-                analysis.root.display(),
-                analysis.summary(),
-                analysis.lines
-            );
+            let Some(members) = welltempered_analyze::discover::workspace_members(&path)? else {
+                return check_crate(&path, format, fix, welltempered_path.as_deref(), false);
+            };
             if fix {
-                let report = welltempered_analyze::fix::apply(
-                    &analysis,
-                    welltempered_path.as_deref(),
-                    None,
-                )?;
-                emit(&report.to_string())?;
+                return Err(welltempered_analyze::Error::Fix(format!(
+                    "--fix rewrites one crate at a time, and {} is a workspace of {} members: \
+                     run it on each member's directory",
+                    path.display(),
+                    members.len()
+                )));
             }
-            Ok(())
+            // Every member, even after one fails; the first error is the exit status. JSON is
+            // one array of the members' analyses, each with its `crate` directory.
+            let mut first_error = None;
+            let mut json = Vec::new();
+            for m in &members {
+                let done = match format {
+                    Format::Text => check_crate(m, format, false, None, true),
+                    Format::Json => welltempered_analyze::analyze_crate(m).map(|a| {
+                        summarise(&a);
+                        let mut v = serde_json::to_value(&a).unwrap_or_default();
+                        if let Some(o) = v.as_object_mut() {
+                            o.insert("crate".into(), m.display().to_string().into());
+                        }
+                        json.push(v);
+                    }),
+                };
+                if let Err(e) = done {
+                    eprintln!("{e}");
+                    first_error.get_or_insert(e);
+                }
+            }
+            if matches!(format, Format::Json) {
+                let text = serde_json::to_string_pretty(&json).unwrap_or_default();
+                emit(&format!("{text}\n"))?;
+            }
+            first_error.map_or(Ok(()), Err)
         }
         Cmd::Reach { offline } => {
             let opts = welltempered_analyze::reach::Options::default();
@@ -107,6 +122,44 @@ fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
             emit(&report.to_text())
         }
     }
+}
+
+/// Checks one crate: remarks (or JSON) on stdout, preceded by a `crate: DIR` line when it is a
+/// workspace member (`member`); the summary line on stderr; then `--fix`.
+fn check_crate(
+    path: &std::path::Path,
+    format: Format,
+    fix: bool,
+    welltempered_path: Option<&std::path::Path>,
+    member: bool,
+) -> Result<(), welltempered_analyze::Error> {
+    let analysis = welltempered_analyze::analyze_crate(path)?;
+    if member && matches!(format, Format::Text) {
+        emit(&format!("crate: {}\n", path.display()))?;
+    }
+    match format {
+        Format::Text => emit(&analysis.to_string())?,
+        Format::Json => emit(&format!(
+            "{}\n",
+            welltempered_analyze::remark::to_json(&analysis)
+        ))?,
+    }
+    summarise(&analysis);
+    if fix {
+        let report = welltempered_analyze::fix::apply(&analysis, welltempered_path, None)?;
+        emit(&report.to_string())?;
+    }
+    Ok(())
+}
+
+/// The summary line of one crate, on stderr.
+fn summarise(analysis: &welltempered_analyze::Analysis) {
+    eprintln!(
+        "{}: {}; {} lines of Rust",
+        analysis.root.display(),
+        analysis.summary(),
+        analysis.lines
+    );
 }
 
 /// Writes `text` to stdout. A closed pipe (the reader stopped early, as `head` does) ends the
