@@ -4,7 +4,11 @@
 //!
 //! Only the constructor's path expression is rewritten (to a full path, so no `use` line needs
 //! to change). A channel whose family's handle types (`Sender`, `Receiver`, `SyncSender`) are
-//! named anywhere in the crate is not rewritten: the types would no longer match.
+//! named anywhere in the crate is not rewritten: the types would no longer match. A `use` item
+//! of a rewritten family that the rewrite left unused (`use std::sync::mpsc;` once its
+//! `mpsc::channel()` is gone) is removed with it, so the crate does not gain an unused-import
+//! warning (fatal under `-D warnings`); a group that also imports something still used is left
+//! as it is.
 
 use crate::resolve::Imports;
 use crate::verdict::Site;
@@ -93,7 +97,8 @@ pub fn apply(
 ) -> Result<FixReport, Error> {
     let named = named_handle_types(&a.root)?;
     let mut report = FixReport::default();
-    let mut edits: BTreeMap<String, Vec<(usize, usize, String)>> = BTreeMap::new();
+    // Per file: the byte range of each constructor path, its new path, and its family.
+    let mut edits: BTreeMap<String, Vec<(usize, usize, String, String)>> = BTreeMap::new();
     for c in &a.channels {
         if c.constructor.starts_with("welltempered::") {
             continue;
@@ -117,6 +122,7 @@ pub fn apply(
             c.func_span.0,
             c.func_span.1,
             to.to_string(),
+            family.to_string(),
         ));
         report.rewritten.push((c.site.clone(), to.to_string()));
     }
@@ -133,9 +139,11 @@ pub fn apply(
         let p = a.root.join(&rel);
         let mut text = std::fs::read_to_string(&p).map_err(|e| io(&p, e))?;
         es.sort_by_key(|x| std::cmp::Reverse(x.0));
-        for (s, e, to) in es {
-            text.replace_range(s..e, &to);
+        for (s, e, to, _) in es.iter() {
+            text.replace_range(*s..*e, to);
         }
+        let families: Vec<&str> = es.iter().map(|x| x.3.as_str()).collect();
+        let text = remove_unused_imports(&text, &families);
         planned.push((p, text));
     }
     let manifest = a.root.join("Cargo.toml");
@@ -206,5 +214,176 @@ pub fn apply(
                 "could not run cargo check: {e}; originals restored"
             )))
         }
+    }
+}
+
+/// `text` without its `use` items whose every imported name is under one of `families`
+/// (`std::sync::mpsc`, ...) and no longer appears in the file outside `use` items. Glob imports
+/// and groups with a name still used are kept; so is everything when `text` does not parse.
+fn remove_unused_imports(text: &str, families: &[&str]) -> String {
+    let Ok(file) = syn::parse_file(text) else {
+        return text.to_string();
+    };
+    /// Every `use` item of the file, in modules and blocks too.
+    struct Uses<'a>(Vec<&'a syn::ItemUse>);
+    impl<'a> Visit<'a> for Uses<'a> {
+        fn visit_item_use(&mut self, u: &'a syn::ItemUse) {
+            self.0.push(u);
+        }
+    }
+    let mut uses = Uses(Vec::new());
+    uses.visit_file(&file);
+    // How often each identifier occurs in the whole file, and inside `use` items, where it could
+    // name an import: not after `::` or `.` (a later path segment, a field or a method, such as
+    // the `channel` of the new `welltempered::channel::unbounded`).
+    fn count(ts: proc_macro2::TokenStream, into: &mut BTreeMap<String, usize>) {
+        let mut after_path_or_dot = false;
+        let mut colon = false;
+        for t in ts {
+            let (next_after, next_colon) = match &t {
+                proc_macro2::TokenTree::Ident(i) => {
+                    if !after_path_or_dot {
+                        *into.entry(i.to_string()).or_default() += 1;
+                    }
+                    (false, false)
+                }
+                proc_macro2::TokenTree::Group(g) => {
+                    count(g.stream(), into);
+                    (false, false)
+                }
+                proc_macro2::TokenTree::Punct(p) => match p.as_char() {
+                    ':' if colon => (true, false),
+                    ':' => (false, p.spacing() == proc_macro2::Spacing::Joint),
+                    '.' => (true, false),
+                    _ => (false, false),
+                },
+                proc_macro2::TokenTree::Literal(_) => (false, false),
+            };
+            after_path_or_dot = next_after;
+            colon = next_colon;
+        }
+    }
+    let mut everywhere = BTreeMap::new();
+    count(quote::ToTokens::to_token_stream(&file), &mut everywhere);
+    let mut in_uses = BTreeMap::new();
+    for u in &uses.0 {
+        count(quote::ToTokens::to_token_stream(*u), &mut in_uses);
+    }
+    let used = |name: &str| everywhere.get(name) > in_uses.get(name);
+    let mut cut: Vec<(usize, usize)> = Vec::new();
+    for u in &uses.0 {
+        let mut leaves = Vec::new();
+        if !use_leaves(&u.tree, &mut Vec::new(), &mut leaves) || leaves.is_empty() {
+            continue;
+        }
+        let removable = leaves.iter().all(|(path, name)| {
+            let full = path.join("::");
+            families
+                .iter()
+                .any(|f| full == *f || full.starts_with(&format!("{f}::")))
+                && !used(name)
+        });
+        if removable {
+            let span = syn::spanned::Spanned::span(*u);
+            let (start, mut end) = (
+                crate::flow::offset(text, span.start()),
+                crate::flow::offset(text, span.end()),
+            );
+            if text[end..].starts_with('\n') {
+                end += 1;
+            }
+            cut.push((start, end));
+        }
+    }
+    let mut out = text.to_string();
+    cut.sort_by_key(|c| std::cmp::Reverse(c.0));
+    for (s, e) in cut {
+        out.replace_range(s..e, "");
+    }
+    out
+}
+
+/// Flattens a use tree into (full path, name it binds) pairs under `prefix`; `false` for a tree
+/// with a glob (its names are unknown).
+fn use_leaves(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, String)>,
+) -> bool {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            let ok = use_leaves(&p.tree, prefix, out);
+            prefix.pop();
+            ok
+        }
+        syn::UseTree::Name(n) if n.ident == "self" => match prefix.last() {
+            Some(last) => {
+                out.push((prefix.clone(), last.clone()));
+                true
+            }
+            None => false,
+        },
+        syn::UseTree::Name(n) => {
+            let mut full = prefix.clone();
+            full.push(n.ident.to_string());
+            out.push((full, n.ident.to_string()));
+            true
+        }
+        syn::UseTree::Rename(r) => {
+            let mut full = prefix.clone();
+            full.push(r.ident.to_string());
+            out.push((full, r.rename.to_string()));
+            true
+        }
+        syn::UseTree::Glob(_) => false,
+        syn::UseTree::Group(g) => g.items.iter().all(|t| use_leaves(t, prefix, out)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::remove_unused_imports;
+
+    const MPSC: &[&str] = &["std::sync::mpsc"];
+
+    #[test]
+    fn an_import_left_unused_goes() {
+        let src = "use std::sync::mpsc;\nuse std::thread;\nfn main() { let (t, r) = welltempered::channel::unbounded::<u8>(); thread::spawn(|| ()); }\n";
+        let out = remove_unused_imports(src, MPSC);
+        assert!(!out.contains("use std::sync::mpsc;"), "{out}");
+        assert!(out.starts_with("use std::thread;\n"), "{out}");
+    }
+
+    #[test]
+    fn a_later_path_segment_or_method_of_the_same_name_is_not_a_use() {
+        let src = "use std::sync::mpsc::channel;\nfn main() { let (t, r) = welltempered::channel::unbounded::<u8>(); r.channel(); }\n";
+        let out = remove_unused_imports(src, MPSC);
+        assert!(!out.contains("use std::sync::mpsc::channel;"), "{out}");
+        let src = "use std::sync::mpsc::channel;\nfn main() { let (t, r) = channel::<u8>(); }\n";
+        assert_eq!(remove_unused_imports(src, MPSC), src);
+    }
+
+    #[test]
+    fn an_import_still_used_stays() {
+        let src = "use std::sync::mpsc;\nfn f(e: mpsc::RecvError) {}\n";
+        assert_eq!(remove_unused_imports(src, MPSC), src);
+    }
+
+    #[test]
+    fn other_families_globs_and_mixed_groups_stay() {
+        for src in [
+            "use std::sync::mpsc::*;\nfn main() {}\n",
+            "use std::sync::{mpsc, Arc};\nfn main() { let a = Arc::new(1); }\n",
+            "use flume;\nfn main() {}\n",
+        ] {
+            assert_eq!(remove_unused_imports(src, MPSC), src);
+        }
+    }
+
+    #[test]
+    fn names_renames_and_groups_of_the_family_go_when_unused() {
+        let src = "use std::sync::mpsc::{channel, sync_channel as sc};\nuse std::sync::mpsc::{self};\nfn main() {}\n";
+        assert_eq!(remove_unused_imports(src, MPSC), "fn main() {}\n");
     }
 }

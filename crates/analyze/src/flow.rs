@@ -1206,7 +1206,7 @@ fn site(krate: &Crate, file: usize, span: Span) -> Site {
     }
 }
 
-fn offset(text: &str, lc: proc_macro2::LineColumn) -> usize {
+pub(crate) fn offset(text: &str, lc: proc_macro2::LineColumn) -> usize {
     let mut off = 0;
     for (i, line) in text.split_inclusive('\n').enumerate() {
         if i + 1 == lc.line {

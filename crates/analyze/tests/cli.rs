@@ -278,6 +278,9 @@ fn fix_round_trips_and_restores_on_failure() {
         assert_eq!(r.rewritten.len(), 1, "{name}");
         let main = std::fs::read_to_string(d.join("src/main.rs")).unwrap();
         assert!(main.contains(want), "{name}: {main}");
+        // The `use` of std's mpsc that only the constructor needed is gone with it.
+        assert!(!main.contains("std::sync::mpsc"), "{name}: {main}");
+        assert!(main.contains("use std::thread;"), "{name}: {main}");
         let toml = std::fs::read_to_string(d.join("Cargo.toml")).unwrap();
         assert!(toml.contains("welltempered = { path"), "{toml}");
     }
