@@ -2666,6 +2666,17 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
             }
             syn::Expr::MethodCall(mc) => {
                 let m = mc.method.to_string();
+                // A clone whose value goes somewhere no rule above follows (a closure's result,
+                // a tuple, a block's or a branch's value): one more handle, not followed. Not a
+                // use on this thread, which would leave the new handle uncounted.
+                if let Some(Carry::Clone(s)) = self.carries(e) {
+                    self.new_unit(s);
+                    self.conservative(
+                        "cloned into a place the analysis does not follow",
+                        mc.method.span(),
+                    );
+                    return;
+                }
                 if let Some(c) = self.carries(&mc.receiver) {
                     if let Carry::Clone(s) = c {
                         self.new_unit(s);
