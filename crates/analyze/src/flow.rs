@@ -2322,7 +2322,12 @@ impl Walker<'_, '_> {
             syn::Expr::MethodCall(m) => {
                 let inner = self.carries(&m.receiver)?;
                 let name = m.method.to_string();
-                if (name == "clone" || name == "to_owned") && m.args.is_empty() {
+                // `cloned()` of an `Option<&Sender>` (or an iterator of them), and
+                // `map(Sender::clone)`, clone the handle as `clone()` does.
+                let clone_fn = |a: &syn::Expr| last_seg(a).is_some_and(|l| l == "clone");
+                if (name == "clone" || name == "to_owned" || name == "cloned") && m.args.is_empty()
+                    || name == "map" && m.args.len() == 1 && clone_fn(&m.args[0])
+                {
                     Some(Carry::Clone(self.site(m.method.span())))
                 } else if ACCESS.contains(&name.as_str()) {
                     Some(inner)
