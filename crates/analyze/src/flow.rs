@@ -1627,7 +1627,8 @@ fn mentions(e: &syn::Expr, names: &HashSet<String>) -> bool {
     m.hit
 }
 
-/// Whether parameter `i` of `sig` is bounded by `FnOnce` or `FnMut` and not by `Fn`.
+/// Whether parameter `i` of `sig` is bounded by `FnOnce` or `FnMut` and not by `Fn`, `Clone` or
+/// `Copy`.
 fn job_runs_once(sig: &syn::Signature, i: usize) -> bool {
     let Some(syn::FnArg::Typed(p)) = sig.inputs.iter().nth(i) else {
         return false;
@@ -1668,7 +1669,12 @@ fn job_runs_once(sig: &syn::Signature, i: usize) -> bool {
         }
         _ => {}
     }
-    !traits.iter().any(|t| t == "Fn") && traits.iter().any(|t| t == "FnOnce" || t == "FnMut")
+    // A job that is also `Clone` (or `Copy`) can be cloned into several threads, each of which
+    // runs its own copy once: not once.
+    !traits
+        .iter()
+        .any(|t| t == "Fn" || t == "Clone" || t == "Copy")
+        && traits.iter().any(|t| t == "FnOnce" || t == "FnMut")
 }
 
 /// The position of the parameter named `name` (receiver excluded: none when there is one).
