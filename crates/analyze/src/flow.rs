@@ -187,13 +187,15 @@ impl Fields {
                         return false;
                     }
                     let canon = imports[file].canonical(&p.path);
-                    // std's (not a type of the crate named alike).
-                    if matches!(l.as_str(), "Cell" | "RefCell" | "Rc" | "UnsafeCell")
-                        && matches!(
-                            canon.first().map(String::as_str),
-                            Some("std" | "core" | "alloc")
-                        )
-                    {
+                    // std's (not a type of the crate named alike), by its real name: with
+                    // `use std::sync::Arc as Rc`, an `Rc` field is an `Arc`.
+                    if matches!(
+                        canon.last().map(String::as_str),
+                        Some("Cell" | "RefCell" | "Rc" | "UnsafeCell")
+                    ) && matches!(
+                        canon.first().map(String::as_str),
+                        Some("std" | "core" | "alloc")
+                    ) {
                         return true;
                     }
                     if canon == ["std", "sync", "mpsc", "Receiver"] {
