@@ -13,11 +13,24 @@ pub struct Ctor {
     pub bounded: bool,
 }
 
-/// The `use` declarations of one file.
+/// The lines (first, last) of the module or block a `use` declaration is visible in; the whole
+/// file is `(0, usize::MAX)`.
+type Scope = (usize, usize);
+
+const FILE: Scope = (0, usize::MAX);
+
+/// The `use` declarations of one file, each with the scope it is declared in: a `use` inside an
+/// inline `mod` or a block names nothing outside it (a `use std::sync::mpsc;` in `mod tests`
+/// does not make the file's own `mpsc::channel` std's). A file-level `use` is taken to reach
+/// the file's inline modules too (as it does through their `use super::*`).
 #[derive(Default)]
 pub struct Imports {
-    aliases: HashMap<String, Vec<String>>,
-    globs: Vec<Vec<String>>,
+    aliases: HashMap<String, Vec<(Vec<String>, Scope)>>,
+    globs: Vec<(Vec<String>, Scope)>,
+}
+
+fn within(line: usize, s: Scope) -> bool {
+    s.0 <= line && line <= s.1
 }
 
 const KNOWN: &[(&str, bool)] = &[
@@ -34,24 +47,64 @@ const KNOWN: &[(&str, bool)] = &[
 ];
 
 impl Imports {
-    /// Collects every `use` in `file` (module- and block-level alike).
+    /// Collects every `use` in `file` (module- and block-level alike), with its scope.
     pub fn of(file: &syn::File) -> Imports {
-        struct V(Imports);
-        impl<'a> Visit<'a> for V {
-            fn visit_item_use(&mut self, u: &'a syn::ItemUse) {
-                walk(&u.tree, Vec::new(), &mut self.0);
+        use syn::spanned::Spanned;
+        struct V {
+            imp: Imports,
+            scopes: Vec<Scope>,
+        }
+        impl V {
+            fn scoped(&mut self, span: proc_macro2::Span, f: impl FnOnce(&mut Self)) {
+                self.scopes.push((span.start().line, span.end().line));
+                f(self);
+                self.scopes.pop();
             }
         }
-        let mut v = V(Imports::default());
+        impl<'a> Visit<'a> for V {
+            fn visit_item_use(&mut self, u: &'a syn::ItemUse) {
+                let scope = *self.scopes.last().unwrap_or(&FILE);
+                walk(&u.tree, Vec::new(), &mut self.imp, scope);
+            }
+            fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
+                if m.content.is_some() {
+                    self.scoped(m.span(), |v| syn::visit::visit_item_mod(v, m));
+                } else {
+                    syn::visit::visit_item_mod(self, m);
+                }
+            }
+            fn visit_block(&mut self, b: &'a syn::Block) {
+                self.scoped(b.span(), |v| syn::visit::visit_block(v, b));
+            }
+        }
+        let mut v = V {
+            imp: Imports::default(),
+            scopes: Vec::new(),
+        };
         v.visit_file(file);
-        v.0
+        v.imp
     }
 
-    /// Canonical segments of `path` after resolving its first segment.
+    /// The innermost `use` of `name` visible at `line`.
+    fn alias(&self, name: &str, line: usize) -> Option<&Vec<String>> {
+        self.aliases
+            .get(name)?
+            .iter()
+            .filter(|(_, s)| within(line, *s))
+            .min_by_key(|(_, s)| s.1 - s.0)
+            .map(|(full, _)| full)
+    }
+
+    /// Canonical segments of `path` after resolving its first segment through the `use`
+    /// declarations visible where the path is written.
     pub fn canonical(&self, path: &syn::Path) -> Vec<String> {
         let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let line = path
+            .segments
+            .first()
+            .map_or(0, |s| s.ident.span().start().line);
         let mut out = match segs.first() {
-            Some(first) if path.leading_colon.is_none() => match self.aliases.get(first) {
+            Some(first) if path.leading_colon.is_none() => match self.alias(first, line) {
                 Some(full) => full
                     .iter()
                     .cloned()
@@ -72,7 +125,11 @@ impl Imports {
             return Some(k);
         }
         if c.len() == 1 {
-            for g in &self.globs {
+            let line = path
+                .segments
+                .first()
+                .map_or(0, |s| s.ident.span().start().line);
+            for (g, _) in self.globs.iter().filter(|(_, s)| within(line, *s)) {
                 let mut full = g.clone();
                 full.push(c[0].clone());
                 if let Some(k) = known(&full) {
@@ -104,25 +161,25 @@ fn normalise(c: &mut Vec<String>) {
     }
 }
 
-fn walk(tree: &syn::UseTree, prefix: Vec<String>, imp: &mut Imports) {
+fn walk(tree: &syn::UseTree, prefix: Vec<String>, imp: &mut Imports, scope: Scope) {
     match tree {
         syn::UseTree::Path(p) => {
             let mut next = prefix;
             next.push(p.ident.to_string());
-            walk(&p.tree, next, imp);
+            walk(&p.tree, next, imp, scope);
         }
         syn::UseTree::Name(n) => {
             let name = n.ident.to_string();
             let mut full = prefix;
             if name == "self" {
                 if let Some(last) = full.last().cloned() {
-                    imp.aliases.insert(last, full);
+                    imp.aliases.entry(last).or_default().push((full, scope));
                 }
                 return;
             }
             full.push(name.clone());
             normalise(&mut full);
-            imp.aliases.insert(name, full);
+            imp.aliases.entry(name).or_default().push((full, scope));
         }
         syn::UseTree::Rename(r) => {
             let mut full = prefix;
@@ -130,16 +187,19 @@ fn walk(tree: &syn::UseTree, prefix: Vec<String>, imp: &mut Imports) {
                 full.push(r.ident.to_string());
             }
             normalise(&mut full);
-            imp.aliases.insert(r.rename.to_string(), full);
+            imp.aliases
+                .entry(r.rename.to_string())
+                .or_default()
+                .push((full, scope));
         }
         syn::UseTree::Glob(_) => {
             let mut full = prefix;
             normalise(&mut full);
-            imp.globs.push(full);
+            imp.globs.push((full, scope));
         }
         syn::UseTree::Group(g) => {
             for t in &g.items {
-                walk(t, prefix.clone(), imp);
+                walk(t, prefix.clone(), imp, scope);
             }
         }
     }
@@ -153,6 +213,41 @@ mod tests {
         let f: syn::File = syn::parse_str(src).unwrap();
         let p: syn::Path = syn::parse_str(call).unwrap();
         Imports::of(&f).constructor(&p).map(|c| c.name)
+    }
+
+    #[test]
+    fn a_use_in_a_module_or_block_names_nothing_outside_it() {
+        let src = "mod own {}\n\
+                   fn main() {\n\
+                   mpsc::channel();\n\
+                   }\n\
+                   mod tests {\n\
+                   use std::sync::mpsc;\n\
+                   fn t() { mpsc::channel(); }\n\
+                   }\n\
+                   fn f() { use flume as mpsc; mpsc::unbounded(); }\n";
+        let f: syn::File = syn::parse_str(src).unwrap();
+        let imp = Imports::of(&f);
+        let mut calls = Vec::new();
+        struct C<'i>(&'i Imports, &'i mut Vec<(usize, Option<String>)>);
+        impl<'a> Visit<'a> for C<'_> {
+            fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+                if let syn::Expr::Path(p) = &*c.func {
+                    let line = p.path.segments[0].ident.span().start().line;
+                    self.1
+                        .push((line, self.0.constructor(&p.path).map(|c| c.name)));
+                }
+            }
+        }
+        C(&imp, &mut calls).visit_file(&f);
+        assert_eq!(
+            calls,
+            [
+                (3, None),
+                (7, Some("std::sync::mpsc::channel".into())),
+                (9, Some("flume::unbounded".into())),
+            ]
+        );
     }
 
     #[test]
