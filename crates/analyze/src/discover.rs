@@ -157,7 +157,7 @@ fn load(krate: &mut Crate, file: &Path, mod_root: bool) -> Result<(), Error> {
         file: abs.clone(),
         message: e.to_string(),
     })?;
-    let ast = syn::parse_file(&text).map_err(|e| {
+    let ast = parse(&text).map_err(|e| {
         let s = e.span().start();
         Error::Parse {
             file: rel_path(&krate.root, &abs).into(),
@@ -189,6 +189,65 @@ fn load(krate: &mut Crate, file: &Path, mod_root: bool) -> Result<(), Error> {
     Ok(())
 }
 
+/// Parses a source file. What does not parse as current Rust is tried again as edition-2015
+/// code, where `async`, `await` and `try` are plain identifiers (`mod async;`, `try!(..)`):
+/// they are read as raw identifiers, with their spans, so positions stay those of the file. The
+/// first error is the one reported if neither parses. (A crate that is not 2015 but fails to
+/// parse gains nothing from the retry, and loses nothing: it fails as before.)
+fn parse(text: &str) -> syn::Result<syn::File> {
+    let first = match syn::parse_file(text) {
+        Ok(f) => return Ok(f),
+        Err(e) => e,
+    };
+    let Ok(tokens) = text.parse::<proc_macro2::TokenStream>() else {
+        return Err(first);
+    };
+    syn::parse2::<syn::File>(as_2015(tokens)).map_err(|_| first)
+}
+
+/// `tokens` read as edition-2015 code: every `async`, `await` and `try` identifier made raw,
+/// and `dyn` written before a bare closure-trait object (`Box<FnMut() + Send>`,
+/// `&mut FnMut(u8)`: `Fn`, `FnMut` or `FnOnce` with its parenthesised arguments, right after
+/// `<`, `&` or `&mut`), which current Rust requires.
+fn as_2015(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    use proc_macro2::{Delimiter, Group, Ident, TokenTree};
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(tokens.len());
+    for (i, t) in tokens.iter().enumerate() {
+        match t {
+            TokenTree::Ident(id) => {
+                let name = id.to_string();
+                if matches!(name.as_str(), "async" | "await" | "try") {
+                    out.push(TokenTree::Ident(Ident::new_raw(&name, id.span())));
+                    continue;
+                }
+                let bare_fn_trait = matches!(name.as_str(), "Fn" | "FnMut" | "FnOnce")
+                    && matches!(tokens.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis)
+                    && match i.checked_sub(1).and_then(|j| tokens.get(j)) {
+                        Some(TokenTree::Punct(p)) => matches!(p.as_char(), '<' | '&'),
+                        Some(TokenTree::Ident(m)) => {
+                            m == "mut"
+                                && matches!(i.checked_sub(2).and_then(|j| tokens.get(j)),
+                                    Some(TokenTree::Punct(p)) if p.as_char() == '&')
+                        }
+                        _ => false,
+                    };
+                if bare_fn_trait {
+                    out.push(TokenTree::Ident(Ident::new("dyn", id.span())));
+                }
+                out.push(t.clone());
+            }
+            TokenTree::Group(g) => {
+                let mut n = Group::new(g.delimiter(), as_2015(g.stream()));
+                n.set_span(g.span());
+                out.push(TokenTree::Group(n));
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out.into_iter().collect()
+}
+
 fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
     attrs.iter().find_map(|a| {
         if !a.path().is_ident("path") {
@@ -210,7 +269,8 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
 fn collect_mods(items: &[syn::Item], dir: &Path, mod_dir: &Path, out: &mut Vec<(PathBuf, bool)>) {
     for item in items {
         let syn::Item::Mod(m) = item else { continue };
-        let name = m.ident.to_string();
+        // `mod r#async;` lives in `async.rs`.
+        let name = syn::ext::IdentExt::unraw(&m.ident).to_string();
         if let Some((_, inner)) = &m.content {
             collect_mods(inner, &mod_dir.join(&name), &mod_dir.join(&name), out);
             continue;
