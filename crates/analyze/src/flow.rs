@@ -1384,7 +1384,43 @@ impl<'a> Visit<'a> for Finder<'_, 'a> {
                 self.out.push(ch);
             }
         }
-        syn::visit::visit_expr_call(self, c);
+        // The called path is the call's (above), not a constructor passed by name.
+        for a in &c.attrs {
+            self.visit_attribute(a);
+        }
+        if !matches!(&*c.func, syn::Expr::Path(_)) {
+            self.visit_expr(&c.func);
+        }
+        for a in &c.args {
+            self.visit_expr(a);
+        }
+    }
+    fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+        // A constructor named without being called here (`Lazy::new(unbounded)`,
+        // `let make = channel;`): its channels are made wherever it is called, which the
+        // walker does not follow. Reported, refused, rather than missed.
+        if let Some(ctor) = self.ix.imports[self.file].constructor(&p.path) {
+            let text = &self.ix.krate.files[self.file].text;
+            let span = p.span();
+            let end = p
+                .path
+                .segments
+                .last()
+                .map_or(span.end(), |seg| seg.ident.span().end());
+            let reason = Side::Refused {
+                reason: "the constructor is passed by name, not called here".into(),
+                site: site(self.ix.krate, self.file, span),
+            };
+            self.out.push(Channel {
+                site: site(self.ix.krate, self.file, span),
+                constructor: ctor.name,
+                bounded: ctor.bounded,
+                senders: reason.clone(),
+                receivers: reason,
+                func_span: (offset(text, span.start()), offset(text, end)),
+            });
+        }
+        syn::visit::visit_expr_path(self, p);
     }
 }
 
