@@ -1,6 +1,9 @@
 //! Crate discovery: the manifest, its targets (`src/lib.rs`, `src/main.rs`, `src/bin/*.rs`,
 //! `[[bin]]`/`[lib]` `path`s), and every file reached through `mod` declarations (with
-//! `#[path]`), parsed with syn.
+//! `#[path]`, and every `#[cfg_attr(.., path = ..)]` of every configuration) and item-level
+//! `include!("file")`, parsed with syn. What cannot be read (an `include!` whose path is
+//! computed at build time, a `mod` whose file is missing) is kept as a note, never dropped
+//! silently.
 
 use crate::Error;
 use std::path::{Path, PathBuf};
@@ -15,6 +18,18 @@ pub struct SourceFile {
     pub text: String,
     /// The syntax tree.
     pub ast: syn::File,
+    /// For a file read through an item-level `include!`: the including file (an index into
+    /// [`Crate::files`]) and the line of the `include!`, whose `use` declarations it sees.
+    pub included: Option<(usize, usize)>,
+}
+
+/// Something of the crate's sources that the analysis could not read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Note {
+    /// Where it is written.
+    pub site: crate::Site,
+    /// What was not read, and why.
+    pub text: String,
 }
 
 /// A crate's parsed sources.
@@ -23,6 +38,8 @@ pub struct Crate {
     pub root: PathBuf,
     /// Every file reached from the targets.
     pub files: Vec<SourceFile>,
+    /// What could not be read.
+    pub notes: Vec<Note>,
 }
 
 /// The member crates (their directories, sorted) of the workspace whose manifest is at `path`
@@ -132,10 +149,11 @@ pub fn discover(path: &Path) -> Result<Crate, Error> {
     let mut krate = Crate {
         root: root.clone(),
         files: Vec::new(),
+        notes: Vec::new(),
     };
     for t in targets {
         if t.is_file() {
-            load(&mut krate, &t, true)?;
+            load(&mut krate, &t, true, None)?;
         }
     }
     Ok(krate)
@@ -148,7 +166,31 @@ fn key_value(line: &str, key: &str) -> Option<String> {
     Some(rest[..rest.find('"')?].to_string())
 }
 
-fn load(krate: &mut Crate, file: &Path, mod_root: bool) -> Result<(), Error> {
+/// A file a source file leads to.
+struct Next {
+    path: PathBuf,
+    /// Whether its own `mod x;` declarations are looked up beside it (`mod.rs`, a `#[path]`
+    /// target) rather than in a directory named after it.
+    mod_root: bool,
+    /// The line of the `include!` that reads it, `None` for a module.
+    included_at: Option<usize>,
+    /// For a module: whether it is only one configuration's file among several (`cfg_attr`
+    /// paths), so that a missing one is no loss; for an `include!`, always false.
+    optional: bool,
+    /// The line and column of the declaration, for a note when the file is missing.
+    at: (usize, usize),
+    /// What to call it in that note: `mod name` or `include!("file")`.
+    what: String,
+    /// Another file it was looked for in first (`name.rs` before `name/mod.rs`).
+    also: Option<PathBuf>,
+}
+
+fn load(
+    krate: &mut Crate,
+    file: &Path,
+    mod_root: bool,
+    included: Option<(usize, usize)>,
+) -> Result<(), Error> {
     let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
     if krate.files.iter().any(|f| f.abs == abs) {
         return Ok(());
@@ -174,16 +216,54 @@ fn load(krate: &mut Crate, file: &Path, mod_root: bool) -> Result<(), Error> {
         dir.join(abs.file_stem().unwrap_or_default())
     };
     let mut next = Vec::new();
-    collect_mods(&ast.items, &dir, &mod_dir, &mut next);
+    let mut notes = Vec::new();
+    collect_mods(&ast.items, &dir, &mod_dir, &mut next, &mut notes);
+    let index = krate.files.len();
+    for (at, text) in notes {
+        krate.notes.push(Note {
+            site: crate::Site {
+                file: rel.clone(),
+                line: at.0,
+                column: at.1,
+            },
+            text,
+        });
+    }
     krate.files.push(SourceFile {
-        rel,
+        rel: rel.clone(),
         abs,
         text,
         ast,
+        included,
     });
-    for (p, root) in next {
-        if p.is_file() {
-            load(krate, &p, root)?;
+    for n in next {
+        if n.path.is_file() {
+            load(
+                krate,
+                &n.path,
+                n.mod_root,
+                n.included_at.map(|l| (index, l)),
+            )?;
+        } else if !n.optional {
+            krate.notes.push(Note {
+                site: crate::Site {
+                    file: rel.clone(),
+                    line: n.at.0,
+                    column: n.at.1,
+                },
+                text: format!(
+                    "{}: {} (compiled out, or not shipped); channels made there are not reported",
+                    n.what,
+                    match &n.also {
+                        Some(a) => format!(
+                            "neither {} nor {} exists",
+                            rel_path(&krate.root, a),
+                            rel_path(&krate.root, &n.path)
+                        ),
+                        None => format!("{} does not exist", rel_path(&krate.root, &n.path)),
+                    }
+                ),
+            });
         }
     }
     Ok(())
@@ -248,47 +328,158 @@ fn as_2015(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     out.into_iter().collect()
 }
 
-fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs.iter().find_map(|a| {
-        if !a.path().is_ident("path") {
-            return None;
-        }
-        match &a.meta {
-            syn::Meta::NameValue(nv) => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value()),
-                _ => None,
-            },
+/// The string of a `path = "..."` meta.
+fn path_value(meta: &syn::Meta) -> Option<String> {
+    match meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
             _ => None,
-        }
-    })
+        },
+        _ => None,
+    }
 }
 
-fn collect_mods(items: &[syn::Item], dir: &Path, mod_dir: &Path, out: &mut Vec<(PathBuf, bool)>) {
+/// The `path`s of a `cfg_attr(predicate, attr, ...)`, nested ones included, whatever the
+/// predicate: every configuration's file is read.
+fn cfg_attr_paths(meta: &syn::Meta, out: &mut Vec<String>) {
+    use syn::punctuated::Punctuated;
+    let syn::Meta::List(l) = meta else { return };
+    if !l.path.is_ident("cfg_attr") {
+        return;
+    }
+    let Ok(metas) = l.parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
+    else {
+        return;
+    };
+    for m in metas.iter().skip(1) {
+        if let Some(p) = path_value(m) {
+            out.push(p);
+        }
+        cfg_attr_paths(m, out);
+    }
+}
+
+/// The files a `mod name;` may be read from: its `#[path]` (or the default file) and the
+/// `path` of each `#[cfg_attr(.., path = ..)]`. The second value tells whether the first file
+/// is only one configuration's (there are `cfg_attr` paths besides it).
+fn mod_paths(attrs: &[syn::Attribute]) -> (Option<String>, Vec<String>) {
+    let plain = attrs.iter().find_map(|a| path_value(&a.meta));
+    let mut conditional = Vec::new();
+    for a in attrs {
+        cfg_attr_paths(&a.meta, &mut conditional);
+    }
+    (plain, conditional)
+}
+
+/// The note for an `include!` whose path is not a literal.
+pub(crate) const COMPUTED_INCLUDE: &str = "include! of a path computed at build time \
+     (concat!, env!): not read; channels made there are not reported";
+
+/// The file an `include!("file")` names (`std::include!` too), `Err` when the path is not a
+/// literal.
+pub(crate) fn include_path(m: &syn::Macro) -> Option<Result<String, ()>> {
+    let last = m.path.segments.last()?;
+    if last.ident != "include" || m.path.segments.len() > 2 {
+        return None;
+    }
+    Some(
+        m.parse_body::<syn::LitStr>()
+            .map(|s| s.value())
+            .map_err(|_| ()),
+    )
+}
+
+fn collect_mods(
+    items: &[syn::Item],
+    dir: &Path,
+    mod_dir: &Path,
+    out: &mut Vec<Next>,
+    notes: &mut Vec<((usize, usize), String)>,
+) {
+    use syn::spanned::Spanned;
     for item in items {
+        let at = {
+            let s = item.span().start();
+            (s.line, s.column + 1)
+        };
+        if let syn::Item::Macro(m) = item
+            && let Some(p) = include_path(&m.mac)
+        {
+            match p {
+                Ok(p) => out.push(Next {
+                    path: dir.join(&p),
+                    mod_root: true,
+                    included_at: Some(at.0),
+                    optional: false,
+                    at,
+                    what: format!("include!(\"{p}\")"),
+                    also: None,
+                }),
+                Err(()) => notes.push((at, COMPUTED_INCLUDE.to_string())),
+            }
+            continue;
+        }
         let syn::Item::Mod(m) = item else { continue };
         // `mod r#async;` lives in `async.rs`.
         let name = syn::ext::IdentExt::unraw(&m.ident).to_string();
         if let Some((_, inner)) = &m.content {
-            collect_mods(inner, &mod_dir.join(&name), &mod_dir.join(&name), out);
+            collect_mods(
+                inner,
+                &mod_dir.join(&name),
+                &mod_dir.join(&name),
+                out,
+                notes,
+            );
             continue;
         }
-        if let Some(p) = path_attr(&m.attrs) {
-            out.push((dir.join(p), true));
+        let (plain, conditional) = mod_paths(&m.attrs);
+        let some_configuration = !conditional.is_empty();
+        let what = format!("mod {name}");
+        for p in conditional {
+            out.push(Next {
+                path: dir.join(p),
+                mod_root: true,
+                included_at: None,
+                optional: true,
+                at,
+                what: what.clone(),
+                also: None,
+            });
+        }
+        if let Some(p) = plain {
+            out.push(Next {
+                path: dir.join(p),
+                mod_root: true,
+                included_at: None,
+                optional: some_configuration,
+                at,
+                what,
+                also: None,
+            });
             continue;
         }
         let flat = mod_dir.join(format!("{name}.rs"));
-        if flat.is_file() {
-            out.push((flat, false));
+        let (path, mod_root, also) = if flat.is_file() {
+            (flat, false, None)
         } else {
-            out.push((mod_dir.join(&name).join("mod.rs"), true));
-        }
+            (mod_dir.join(&name).join("mod.rs"), true, Some(flat))
+        };
+        out.push(Next {
+            path,
+            mod_root,
+            included_at: None,
+            optional: some_configuration,
+            at,
+            what,
+            also,
+        });
     }
 }
 
-fn rel_path(root: &Path, abs: &Path) -> String {
+pub(crate) fn rel_path(root: &Path, abs: &Path) -> String {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     abs.strip_prefix(&root)
         .unwrap_or(abs)

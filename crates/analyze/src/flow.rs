@@ -8,7 +8,7 @@
 //! hand-offs to external code, macros and closures it does not know (refused, or conservative for
 //! macros of the crate).
 
-use crate::discover::Crate;
+use crate::discover::{Crate, Note};
 use crate::resolve::Imports;
 use crate::verdict::{Channel, Count, Side, Site};
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -1042,10 +1042,20 @@ impl MacroDef {
 }
 
 /// Analyses every channel construction of the crate.
-pub fn analyze(krate: &Crate) -> Vec<Channel> {
+pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
+    // A file read by an `include!` sees the `use`s in scope where it is included (the
+    // including file comes first in `files`).
+    let mut imports: Vec<Imports> = Vec::with_capacity(krate.files.len());
+    for f in &krate.files {
+        let mut imp = Imports::of(&f.ast);
+        if let Some((parent, line)) = f.included {
+            imp.inherit(&imports[parent], line);
+        }
+        imports.push(imp);
+    }
     let mut ix = Index {
         krate,
-        imports: krate.files.iter().map(|f| Imports::of(&f.ast)).collect(),
+        imports,
         fns: HashMap::new(),
         macros: HashMap::new(),
         fields: Fields::default(),
@@ -1082,12 +1092,14 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
     ix.fields.resolve_shared();
     ix.fields.resolve_not_sync(&ix.imports);
     let mut out = Vec::new();
+    let mut notes = Vec::new();
     for (i, f) in krate.files.iter().enumerate() {
         let mut finder = Finder {
             ix: &ix,
             file: i,
             handled: HashSet::new(),
             out: &mut out,
+            notes: &mut notes,
             fn_body: None,
             owner: None,
             cur: None,
@@ -1096,7 +1108,7 @@ pub fn analyze(krate: &Crate) -> Vec<Channel> {
         finder.visit_file(&f.ast);
     }
     out.sort_by(|a, b| a.site.cmp(&b.site));
-    out
+    (out, notes)
 }
 
 struct Collect<'i, 'a> {
@@ -1237,11 +1249,34 @@ struct Finder<'i, 'a> {
     file: usize,
     handled: HashSet<usize>,
     out: &'i mut Vec<Channel>,
+    notes: &'i mut Vec<Note>,
     fn_body: Option<*const syn::Block>,
     /// The `impl`'s self type, for `Self { .. }`.
     owner: Option<String>,
     cur: Option<CurFn<'a>>,
     trait_impl: bool,
+}
+
+/// A channel found at `site` whose two sides are refused for `reason`; `func_span` is the byte
+/// range of the constructor's path in its file.
+fn refused(
+    site: Site,
+    ctor: crate::resolve::Ctor,
+    reason: String,
+    func_span: (usize, usize),
+) -> Channel {
+    let side = Side::Refused {
+        reason,
+        site: site.clone(),
+    };
+    Channel {
+        site,
+        constructor: ctor.name,
+        bounded: ctor.bounded,
+        senders: side.clone(),
+        receivers: side,
+        func_span,
+    }
 }
 
 fn unwrap_pat(p: &syn::Pat) -> &syn::Pat {
@@ -1271,6 +1306,72 @@ fn pat_binds(p: &syn::Pat, out: &mut HashSet<String>) {
 }
 
 impl Finder<'_, '_> {
+    /// Reports, refused for `reason`, every constructor named in macro tokens (a path that
+    /// resolves to one and is called or given a turbofish; not a method or a definition).
+    fn tokens(&mut self, ts: &TokenStream, reason: &str) {
+        let file = self.file;
+        for (path, start, end) in token_paths(ts) {
+            let Some(ctor) = self.ix.imports[file].constructor(&path) else {
+                continue;
+            };
+            let text = &self.ix.krate.files[file].text;
+            let span = (offset(text, start.start()), offset(text, end.end()));
+            let site = site(self.ix.krate, file, start);
+            self.out.push(refused(site, ctor, reason.to_string(), span));
+        }
+    }
+
+    /// An `include!` in a statement or an expression: the file is an expression (or
+    /// statements), spliced where it is written. Its constructors are reported, refused;
+    /// a path computed at build time is a note.
+    fn included_expr(&mut self, m: &syn::Macro, p: Result<String, ()>) {
+        let at = site(self.ix.krate, self.file, m.span());
+        let Ok(path) = p else {
+            self.notes.push(Note {
+                site: at,
+                text: crate::discover::COMPUTED_INCLUDE.into(),
+            });
+            return;
+        };
+        let dir = self.ix.krate.files[self.file]
+            .abs
+            .parent()
+            .map(|d| d.to_path_buf())
+            .unwrap_or_default();
+        let abs = dir.join(&path);
+        let Some((text, ts)) = std::fs::read_to_string(&abs)
+            .ok()
+            .and_then(|t| t.parse::<TokenStream>().ok().map(|ts| (t, ts)))
+        else {
+            self.notes.push(Note {
+                site: at,
+                text: format!(
+                    "include!(\"{path}\"): cannot be read or tokenised; channels made there \
+                     are not reported"
+                ),
+            });
+            return;
+        };
+        // The file's paths resolve through the `use`s visible at the `include!`.
+        let mut imports = Imports::default();
+        imports.inherit(&self.ix.imports[self.file], at.line);
+        for (p, start, end) in token_paths(&ts) {
+            let Some(ctor) = imports.constructor(&p) else {
+                continue;
+            };
+            let s = start.start();
+            let site = Site {
+                file: crate::discover::rel_path(&self.ix.krate.root, &abs),
+                line: s.line,
+                column: s.column + 1,
+            };
+            let reason =
+                format!("made in a file included as an expression at {at}, which is not analysed");
+            let span = (offset(&text, start.start()), offset(&text, end.end()));
+            self.out.push(refused(site, ctor, reason, span));
+        }
+    }
+
     fn ctor_call<'e>(&self, e: &'e syn::Expr) -> Option<(&'e syn::ExprCall, crate::resolve::Ctor)> {
         let syn::Expr::Call(c) = e else { return None };
         let syn::Expr::Path(p) = &*c.func else {
@@ -1395,6 +1496,35 @@ impl<'a> Visit<'a> for Finder<'_, 'a> {
             self.visit_expr(a);
         }
     }
+    fn visit_item_macro(&mut self, m: &'a syn::ItemMacro) {
+        // An item-level `include!` is read as a file of its own (see `discover`).
+        if crate::discover::include_path(&m.mac).is_some() {
+            return;
+        }
+        if m.mac.path.is_ident("macro_rules") {
+            let name = m.ident.as_ref().map_or(String::new(), |i| i.to_string());
+            let reason = format!(
+                "made in the body of macro_rules! {name}, wherever it expands; \
+                 expansions are not analysed"
+            );
+            self.tokens(&m.mac.tokens, &reason);
+            return;
+        }
+        self.visit_macro(&m.mac);
+    }
+    fn visit_macro(&mut self, m: &'a syn::Macro) {
+        if let Some(p) = crate::discover::include_path(m) {
+            self.included_expr(m, p);
+            return;
+        }
+        let name = m
+            .path
+            .segments
+            .last()
+            .map_or(String::new(), |s| s.ident.to_string());
+        let reason = format!("made inside {name}!(..), whose expansion is not analysed");
+        self.tokens(&m.tokens, &reason);
+    }
     fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
         // A constructor named without being called here (`Lazy::new(unbounded)`,
         // `let make = channel;`): its channels are made wherever it is called, which the
@@ -1407,18 +1537,12 @@ impl<'a> Visit<'a> for Finder<'_, 'a> {
                 .segments
                 .last()
                 .map_or(span.end(), |seg| seg.ident.span().end());
-            let reason = Side::Refused {
-                reason: "the constructor is passed by name, not called here".into(),
-                site: site(self.ix.krate, self.file, span),
-            };
-            self.out.push(Channel {
-                site: site(self.ix.krate, self.file, span),
-                constructor: ctor.name,
-                bounded: ctor.bounded,
-                senders: reason.clone(),
-                receivers: reason,
-                func_span: (offset(text, span.start()), offset(text, end)),
-            });
+            self.out.push(refused(
+                site(self.ix.krate, self.file, span),
+                ctor,
+                "the constructor is passed by name, not called here".into(),
+                (offset(text, span.start()), offset(text, end)),
+            ));
         }
         syn::visit::visit_expr_path(self, p);
     }
@@ -1633,6 +1757,73 @@ struct Walker<'w, 'a> {
     cur: Option<CurFn<'a>>,
     /// Whether the handle is not `Sync` (a std receiver).
     not_sync: bool,
+}
+
+/// Every path in `ts` (and its groups) that is called or given a turbofish (`a::b(..)`,
+/// `a::b::<T>(..)`), not preceded by `.` (a method) or `fn` (a definition), with the spans of
+/// its first and last segment.
+fn token_paths(ts: &TokenStream) -> Vec<(syn::Path, Span, Span)> {
+    fn walk(ts: &TokenStream, out: &mut Vec<(syn::Path, Span, Span)>) {
+        let toks: Vec<TokenTree> = ts.clone().into_iter().collect();
+        let colons = |i: usize| {
+            matches!((toks.get(i), toks.get(i + 1)),
+                (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
+                    if a.as_char() == ':' && b.as_char() == ':')
+        };
+        let mut i = 0;
+        while i < toks.len() {
+            match &toks[i] {
+                TokenTree::Group(g) => {
+                    walk(&g.stream(), out);
+                    i += 1;
+                }
+                TokenTree::Ident(first) => {
+                    let after_dot_or_fn = match i.checked_sub(1).map(|j| &toks[j]) {
+                        Some(TokenTree::Punct(p)) => p.as_char() == '.' || p.as_char() == '$',
+                        Some(TokenTree::Ident(k)) => k == "fn",
+                        _ => false,
+                    };
+                    let leading = i >= 2 && colons(i - 2);
+                    let mut segs = vec![first.clone()];
+                    let mut j = i + 1;
+                    while colons(j) {
+                        match toks.get(j + 2) {
+                            Some(TokenTree::Ident(n)) => {
+                                segs.push(n.clone());
+                                j += 3;
+                            }
+                            _ => break,
+                        }
+                    }
+                    let called = matches!(toks.get(j), Some(TokenTree::Group(g))
+                        if g.delimiter() == proc_macro2::Delimiter::Parenthesis)
+                        || (colons(j)
+                            && matches!(toks.get(j + 2), Some(TokenTree::Punct(p)) if p.as_char() == '<'));
+                    if called && !after_dot_or_fn {
+                        let text = segs
+                            .iter()
+                            .map(|s| s.to_string())
+                            .collect::<Vec<_>>()
+                            .join("::");
+                        let text = if leading { format!("::{text}") } else { text };
+                        if let Ok(mut p) = syn::parse_str::<syn::Path>(&text) {
+                            // Keep the source spans, for the scope of `use`s and the site.
+                            for (seg, id) in p.segments.iter_mut().zip(&segs) {
+                                seg.ident.set_span(id.span());
+                            }
+                            let last = segs.last().map_or(first.span(), |s| s.span());
+                            out.push((p, first.span(), last));
+                        }
+                    }
+                    i = j.max(i + 1);
+                }
+                _ => i += 1,
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(ts, &mut out);
+    out
 }
 
 fn mentions_tokens(ts: &TokenStream, names: &HashSet<String>) -> bool {

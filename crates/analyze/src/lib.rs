@@ -34,6 +34,9 @@ pub struct Analysis {
     pub channels: Vec<Channel>,
     /// Lines of Rust read.
     pub lines: usize,
+    /// What the analysis could not read (a computed `include!` path, a missing module file):
+    /// channels made there are not in `channels`.
+    pub notes: Vec<discover::Note>,
 }
 
 /// Why a crate could not be analysed.
@@ -117,11 +120,14 @@ impl std::error::Error for Error {}
 pub fn analyze_crate(path: &Path) -> Result<Analysis, Error> {
     let krate = discover::discover(path)?;
     let lines = krate.files.iter().map(|f| f.text.lines().count()).sum();
-    let channels = flow::analyze(&krate);
+    let (channels, mut notes) = flow::analyze(&krate);
+    notes.extend(krate.notes.iter().cloned());
+    notes.sort_by(|a, b| a.site.cmp(&b.site));
     Ok(Analysis {
         root: krate.root.clone(),
         channels,
         lines,
+        notes,
     })
 }
 
@@ -183,6 +189,9 @@ impl fmt::Display for Analysis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for c in &self.channels {
             write!(f, "{c}")?;
+        }
+        for n in &self.notes {
+            writeln!(f, "note: {}: {}", n.site, n.text)?;
         }
         Ok(())
     }

@@ -85,6 +85,27 @@ impl Imports {
         v.imp
     }
 
+    /// Adds the `use` declarations of `parent` visible at its `line`, as seen everywhere in this
+    /// file: the file is read by an `include!` written there, and its items are the including
+    /// module's.
+    pub fn inherit(&mut self, parent: &Imports, line: usize) {
+        for (name, all) in &parent.aliases {
+            for (full, s) in all {
+                if within(line, *s) {
+                    self.aliases
+                        .entry(name.clone())
+                        .or_default()
+                        .push((full.clone(), FILE));
+                }
+            }
+        }
+        for (full, s) in &parent.globs {
+            if within(line, *s) {
+                self.globs.push((full.clone(), FILE));
+            }
+        }
+    }
+
     /// The innermost `use` of `name` visible at `line`.
     fn alias(&self, name: &str, line: usize) -> Option<&Vec<String>> {
         self.aliases

@@ -52,3 +52,23 @@ fn json_names_every_channel() {
     assert_eq!(chans[1]["constructor"], "crossbeam_channel::unbounded");
     assert_eq!(chans[0]["site"]["file"], "src/main.rs");
 }
+
+#[test]
+fn json_lists_what_was_not_read() {
+    let f = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/include_item");
+    let a = welltempered_analyze::analyze_crate(&f).unwrap();
+    let j: serde_json::Value =
+        serde_json::from_str(&welltempered_analyze::remark::to_json(&a)).unwrap();
+    let notes = j["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["site"]["file"], "src/main.rs");
+    assert_eq!(notes[0]["site"]["line"], 10);
+    assert!(
+        notes[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("computed at build time")
+    );
+    // The included file's channel is found, with the including module's `use`.
+    assert_eq!(j["channels"][0]["site"]["file"], "src/worker.rs");
+}

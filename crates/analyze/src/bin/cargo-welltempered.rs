@@ -154,8 +154,13 @@ fn check_crate(
 
 /// The summary line of one crate, on stderr.
 fn summarise(analysis: &welltempered_analyze::Analysis) {
+    let notes = match analysis.notes.len() {
+        0 => String::new(),
+        1 => "; 1 note (something not read)".to_string(),
+        n => format!("; {n} notes (things not read)"),
+    };
     eprintln!(
-        "{}: {}; {} lines of Rust",
+        "{}: {}; {} lines of Rust{notes}",
         analysis.root.display(),
         analysis.summary(),
         analysis.lines
