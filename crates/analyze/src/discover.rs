@@ -58,19 +58,15 @@ pub fn workspace_members(path: &Path) -> Result<Option<Vec<PathBuf>>, Error> {
         // `discover` reports the missing or unreadable manifest.
         return Ok(None);
     };
-    let mut section = String::new();
-    let (mut package, mut workspace, mut members) = (false, false, false);
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with('[') {
-            section = t.to_string();
-            package |= section == "[package]";
-            workspace |= section == "[workspace]";
-        } else if section == "[workspace]" && t.starts_with("members") {
-            members = true;
-        }
-    }
-    if !workspace || (package && !members) {
+    // `discover` reports a manifest that does not parse.
+    let Ok(doc) = text.parse::<toml::Table>() else {
+        return Ok(None);
+    };
+    let package = doc.contains_key("package");
+    let Some(workspace) = doc.get("workspace").and_then(|w| w.as_table()) else {
+        return Ok(None);
+    };
+    if package && !workspace.contains_key("members") {
         return Ok(None);
     }
     let meta = cargo_metadata::MetadataCommand::new()
@@ -94,8 +90,50 @@ pub fn workspace_members(path: &Path) -> Result<Option<Vec<PathBuf>>, Error> {
     Ok(Some(dirs))
 }
 
-/// Finds the crate at `path` and parses its sources.
+/// Which of a crate's targets are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Targets {
+    /// Every target cargo builds: the library, the binaries, the examples, the integration
+    /// tests, the benchmarks and the build script.
+    All,
+    /// The library and the binaries only.
+    LibAndBins,
+}
+
+/// Finds the crate at `path` and parses the sources of every target, as one set of files.
 pub fn discover(path: &Path) -> Result<Crate, Error> {
+    let (root, targets) = target_roots(path, Targets::All)?;
+    let mut krate = Crate {
+        root,
+        files: Vec::new(),
+        notes: Vec::new(),
+    };
+    for t in targets {
+        load(&mut krate, &t, true, None)?;
+    }
+    Ok(krate)
+}
+
+/// Finds the crate at `path` and parses the sources of the targets `which` selects, one
+/// [`Crate`] per target: each target is a crate of its own to the compiler (a test or a binary
+/// reaches the library only through its public items), so each is analysed on its own.
+pub fn discover_each(path: &Path, which: Targets) -> Result<Vec<Crate>, Error> {
+    let (root, targets) = target_roots(path, which)?;
+    let mut out = Vec::new();
+    for t in targets {
+        let mut krate = Crate {
+            root: root.clone(),
+            files: Vec::new(),
+            notes: Vec::new(),
+        };
+        load(&mut krate, &t, true, None)?;
+        out.push(krate);
+    }
+    Ok(out)
+}
+
+/// The crate root and the root file of each target that exists.
+fn target_roots(path: &Path, which: Targets) -> Result<(PathBuf, Vec<PathBuf>), Error> {
     if !path.exists() {
         return Err(Error::NoSuchPath(path.to_path_buf()));
     }
@@ -112,51 +150,129 @@ pub fn discover(path: &Path) -> Result<Crate, Error> {
         file: manifest.clone(),
         message: e.to_string(),
     })?;
-    let mut targets = Vec::new();
-    let mut section = String::new();
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.starts_with('[') {
-            section = t.to_string();
-        }
-        if let Some(v) = key_value(t, "edition")
-            && !matches!(v.as_str(), "2015" | "2018" | "2021" | "2024")
-        {
-            return Err(Error::Edition {
-                file: manifest,
-                line: i + 1,
-                edition: v,
-            });
-        }
-        if let Some(v) = key_value(t, "path")
-            && v.ends_with(".rs")
-            && (section == "[lib]" || section == "[[bin]]")
-        {
-            targets.push(root.join(v));
-        }
-    }
-    for t in ["src/lib.rs", "src/main.rs"] {
-        targets.push(root.join(t));
-    }
-    if let Ok(rd) = std::fs::read_dir(root.join("src/bin")) {
-        let mut bins: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-            .collect();
-        bins.sort();
-        targets.extend(bins);
-    }
-    let mut krate = Crate {
-        root: root.clone(),
-        files: Vec::new(),
-        notes: Vec::new(),
+    let mut targets = target_files(&root, &manifest, &text, which)?;
+    targets.retain(|t| t.is_file());
+    let mut seen = std::collections::HashSet::new();
+    targets.retain(|t| seen.insert(t.canonicalize().unwrap_or_else(|_| t.clone())));
+    Ok((root, targets))
+}
+
+/// The root files of the crate's targets, as cargo finds them: the `[lib]`, `[[bin]]`,
+/// `[[example]]`, `[[test]]` and `[[bench]]` tables (by `path`, or by `name` in the default
+/// directory), the automatic ones (`src/lib.rs`, `src/main.rs`, `src/bin/*.rs`,
+/// `src/bin/*/main.rs`, and the same in `examples/`, `tests/`, `benches/`) unless `autobins`,
+/// `autoexamples`, `autotests` or `autobenches` is false (or, in edition 2015, targets of that
+/// kind are declared), and the build script (`build.rs`, or `package.build`).
+fn target_files(
+    root: &Path,
+    manifest: &Path,
+    text: &str,
+    which: Targets,
+) -> Result<Vec<PathBuf>, Error> {
+    let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| Error::Manifest {
+        file: manifest.to_path_buf(),
+        line: e.span().map_or(1, |s| {
+            text[..s.start.min(text.len())].lines().count().max(1)
+        }),
+        message: e.message().to_string(),
+    })?;
+    let package = doc.get("package").and_then(|p| p.as_table());
+    // Inherited from a workspace (`edition.workspace = true`): not 2015's rules, at least.
+    let edition = match package.and_then(|p| p.get("edition")) {
+        Some(toml::Value::String(e)) => e.as_str(),
+        Some(_) => "2021",
+        None => "2015",
     };
-    for t in targets {
-        if t.is_file() {
-            load(&mut krate, &t, true, None)?;
+    if !matches!(edition, "2015" | "2018" | "2021" | "2024") {
+        let line = text
+            .lines()
+            .position(|l| key_value(l.trim(), "edition").is_some())
+            .map_or(1, |i| i + 1);
+        return Err(Error::Edition {
+            file: manifest.to_path_buf(),
+            line,
+            edition: edition.to_string(),
+        });
+    }
+    let declared = |kind: &str| -> Vec<&toml::Table> {
+        doc.get(kind)
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(|t| t.as_table()).collect())
+            .unwrap_or_default()
+    };
+    let auto = |key: &str, kind: &str| -> bool {
+        match package.and_then(|p| p.get(key)).and_then(|v| v.as_bool()) {
+            Some(b) => b,
+            None => edition != "2015" || declared(kind).is_empty(),
+        }
+    };
+    // `dir/NAME.rs`, else `dir/NAME/main.rs`.
+    let by_name = |dir: &Path, name: &str| -> PathBuf {
+        let flat = dir.join(format!("{name}.rs"));
+        if flat.is_file() {
+            flat
+        } else {
+            dir.join(name).join("main.rs")
+        }
+    };
+    // Every `dir/*.rs` and `dir/*/main.rs`, sorted.
+    let scan = |dir: &Path| -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter_map(|p| {
+                        if p.extension().is_some_and(|x| x == "rs") && p.is_file() {
+                            Some(p)
+                        } else if p.join("main.rs").is_file() {
+                            Some(p.join("main.rs"))
+                        } else {
+                            None
+                        }
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        found.sort();
+        found
+    };
+    let mut out = Vec::new();
+    let lib = doc.get("lib").and_then(|l| l.as_table());
+    match lib.and_then(|l| l.get("path")).and_then(|p| p.as_str()) {
+        Some(p) => out.push(root.join(p)),
+        None => out.push(root.join("src/lib.rs")),
+    }
+    let mut kinds = vec![("bin", "autobins", "src/bin")];
+    if which == Targets::All {
+        kinds.extend([
+            ("example", "autoexamples", "examples"),
+            ("test", "autotests", "tests"),
+            ("bench", "autobenches", "benches"),
+        ]);
+    }
+    for (kind, auto_key, dir) in kinds {
+        let dir = root.join(dir);
+        for t in declared(kind) {
+            if let Some(p) = t.get("path").and_then(|p| p.as_str()) {
+                out.push(root.join(p));
+            } else if let Some(name) = t.get("name").and_then(|n| n.as_str()) {
+                out.push(by_name(&dir, name));
+            }
+        }
+        if auto(auto_key, kind) {
+            if kind == "bin" {
+                out.push(root.join("src/main.rs"));
+            }
+            out.extend(scan(&dir));
         }
     }
-    Ok(krate)
+    if which == Targets::All {
+        match package.and_then(|p| p.get("build")) {
+            Some(toml::Value::String(p)) => out.push(root.join(p)),
+            Some(toml::Value::Boolean(false)) => {}
+            _ => out.push(root.join("build.rs")),
+        }
+    }
+    Ok(out)
 }
 
 fn key_value(line: &str, key: &str) -> Option<String> {

@@ -189,7 +189,8 @@ pub fn apply(
         }
     }
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.args(["check", "--quiet", "--manifest-path"])
+    // Every target: a rewritten test or example must compile too.
+    cmd.args(["check", "--quiet", "--all-targets", "--manifest-path"])
         .arg(a.root.join("Cargo.toml"));
     if let Some(t) = target_dir {
         cmd.arg("--target-dir").arg(t);

@@ -32,6 +32,9 @@ pub struct Analysis {
     pub root: PathBuf,
     /// Every channel construction found, in file then source order.
     pub channels: Vec<Channel>,
+    /// The root file of each target read (`src/lib.rs`, `tests/it.rs`, ...), relative to the
+    /// crate root.
+    pub targets: Vec<String>,
     /// Lines of Rust read.
     pub lines: usize,
     /// What the analysis could not read (a computed `include!` path, a missing module file):
@@ -62,6 +65,15 @@ pub enum Error {
         /// 1-based column.
         column: usize,
         /// syn's message.
+        message: String,
+    },
+    /// The manifest is not valid TOML.
+    Manifest {
+        /// The manifest.
+        file: PathBuf,
+        /// 1-based line of the error.
+        line: usize,
+        /// The parser's message.
         message: String,
     },
     /// The manifest names an edition the analysis does not know.
@@ -99,6 +111,15 @@ impl fmt::Display for Error {
                 "error: {}:{line}:{column}: does not parse: {message}",
                 file.display()
             ),
+            Error::Manifest {
+                file,
+                line,
+                message,
+            } => write!(
+                f,
+                "error: {}:{line}: not a valid manifest: {message}",
+                file.display()
+            ),
             Error::Edition {
                 file,
                 line,
@@ -116,16 +137,59 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Analyses the crate whose `Cargo.toml` is in `path` (or is `path`).
+/// Analyses the crate whose `Cargo.toml` is in `path` (or is `path`): every target (the
+/// library, binaries, examples, tests, benchmarks, build script).
 pub fn analyze_crate(path: &Path) -> Result<Analysis, Error> {
-    let krate = discover::discover(path)?;
-    let lines = krate.files.iter().map(|f| f.text.lines().count()).sum();
-    let (channels, mut notes) = flow::analyze(&krate);
-    notes.extend(krate.notes.iter().cloned());
+    analyze_targets(path, discover::Targets::All)
+}
+
+/// Analyses the targets `which` selects of the crate at `path`, each target on its own (each is
+/// a crate of its own to the compiler). A file compiled into several targets (a module shared
+/// by test crates) is reported once per channel, with the verdicts of its targets merged
+/// ([`Side::merge`]).
+pub fn analyze_targets(path: &Path, which: discover::Targets) -> Result<Analysis, Error> {
+    let targets = discover::discover_each(path, which)?;
+    let root = match targets.first() {
+        Some(k) => k.root.clone(),
+        None => discover::discover(path)?.root,
+    };
+    let mut read = std::collections::HashSet::new();
+    let mut lines = 0;
+    let mut channels: Vec<Channel> = Vec::new();
+    let mut notes = Vec::new();
+    let mut roots = Vec::new();
+    for krate in &targets {
+        if let Some(f) = krate.files.first() {
+            roots.push(f.rel.clone());
+        }
+        for f in &krate.files {
+            if read.insert(f.abs.clone()) {
+                lines += f.text.lines().count();
+            }
+        }
+        let (found, n) = flow::analyze(krate);
+        notes.extend(n);
+        notes.extend(krate.notes.iter().cloned());
+        for c in found {
+            match channels.iter_mut().find(|d| d.site == c.site) {
+                Some(d) => {
+                    let s = d.site.clone();
+                    d.senders =
+                        std::mem::replace(&mut d.senders, c.senders.clone()).merge(c.senders, &s);
+                    d.receivers = std::mem::replace(&mut d.receivers, c.receivers.clone())
+                        .merge(c.receivers, &s);
+                }
+                None => channels.push(c),
+            }
+        }
+    }
+    channels.sort_by(|a, b| a.site.cmp(&b.site));
     notes.sort_by(|a, b| a.site.cmp(&b.site));
+    notes.dedup();
     Ok(Analysis {
-        root: krate.root.clone(),
+        root,
         channels,
+        targets: roots,
         lines,
         notes,
     })

@@ -240,7 +240,9 @@ pub fn run(opts: &Options) -> Result<ReachReport, Error> {
             ))
         })?;
         let t = std::time::Instant::now();
-        let a = crate::analyze_crate(&dir)?;
+        // The corpus was audited on its library and binary targets: its tests, examples and
+        // benches (analysed by `check`) are not part of the table.
+        let a = crate::analyze_targets(&dir, crate::discover::Targets::LibAndBins)?;
         let seconds = t.elapsed().as_secs_f64();
         let name = format!("{n}-{v}");
         let rows: Vec<ChannelRow> = a

@@ -92,6 +92,42 @@ impl Side {
     }
 }
 
+impl Side {
+    /// What is certain: the exact count, or the lower bound; `None` when refused.
+    fn lower_bound(&self) -> Option<Count> {
+        match self {
+            Side::Exact { count, .. } => Some(*count),
+            Side::Conservative { at_least, .. } => Some(*at_least),
+            Side::Refused { .. } => None,
+        }
+    }
+
+    /// One verdict for a side whose source is compiled into two targets (a module shared by
+    /// several test crates) that gave `self` and `other`: the same verdict when they agree, a
+    /// refusal when either refuses, else at least the larger of the two at `site`.
+    pub fn merge(self, other: Side, site: &Site) -> Side {
+        if self == other {
+            return self;
+        }
+        let (Some(a), Some(b)) = (self.lower_bound(), other.lower_bound()) else {
+            return if matches!(self, Side::Refused { .. }) {
+                self
+            } else {
+                other
+            };
+        };
+        let larger = match (a.value(), b.value()) {
+            (Some(x), Some(y)) => Count::of(x.max(y)),
+            _ => Count::Many,
+        };
+        Side::Conservative {
+            at_least: larger,
+            reason: "compiled into several targets, with different verdicts".into(),
+            site: site.clone(),
+        }
+    }
+}
+
 /// One channel construction and its verdict.
 #[derive(Debug, Clone, Serialize)]
 pub struct Channel {
@@ -113,7 +149,33 @@ pub struct Channel {
 
 #[cfg(test)]
 mod tests {
-    use super::Count;
+    use super::{Count, Side, Site};
+
+    #[test]
+    fn merged_sides_keep_what_both_targets_prove() {
+        let at = Site {
+            file: "tests/common/mod.rs".into(),
+            line: 3,
+            column: 20,
+        };
+        let exact = |n| Side::Exact {
+            count: Count::of(n),
+            threads: Vec::new(),
+            constructing: true,
+            why: None,
+        };
+        let refused = Side::Refused {
+            reason: "returned".into(),
+            site: at.clone(),
+        };
+        assert_eq!(exact(1).merge(exact(1), &at), exact(1));
+        assert_eq!(exact(1).merge(refused.clone(), &at), refused);
+        assert_eq!(refused.clone().merge(exact(2), &at), refused);
+        match exact(1).merge(exact(3), &at) {
+            Side::Conservative { at_least, .. } => assert_eq!(at_least, Count::N(3)),
+            s => panic!("{s:?}"),
+        }
+    }
 
     #[test]
     fn counts_add_and_many_absorbs() {

@@ -89,6 +89,21 @@ fn syntax_error_names_file_line_and_column() {
 }
 
 #[test]
+fn a_manifest_that_is_not_toml_names_its_line() {
+    let d = scratch("not_toml");
+    std::fs::write(
+        d.join("Cargo.toml"),
+        "[package]\nname = \"bad\"\nversion = 0.1.0\n",
+    )
+    .unwrap();
+    let e = welltempered_analyze::analyze_crate(&d).unwrap_err();
+    assert!(
+        e.to_string().contains("Cargo.toml:3: not a valid manifest"),
+        "{e}"
+    );
+}
+
+#[test]
 fn unsupported_edition_names_the_manifest_line() {
     let d = scratch("edition");
     std::fs::write(
@@ -148,10 +163,44 @@ fn summary_line_goes_to_stderr_and_counts_the_verdicts() {
     assert_eq!(s.channels, 1);
     assert_eq!(s.exact + s.conservative + s.refused, 1);
     assert!(
-        err.contains(&format!("{s}; {} lines of Rust", a.lines)),
+        err.contains(&format!("{s}; {} lines of Rust in 1 target", a.lines)),
         "{err}"
     );
     assert!(err.contains("1 channel: "), "{err}");
+}
+
+#[test]
+fn examples_tests_and_benches_are_analysed_each_as_its_own_crate() {
+    let bin = env!("CARGO_BIN_EXE_cargo-welltempered");
+    let fx = manifest_dir().join("tests/fixtures/dev_targets");
+    let out = Command::new(bin).arg("check").arg(&fx).output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    // lib, 3 examples (one declared with a path), 2 tests, 1 bench.
+    assert!(
+        err.contains("7 channels: 7 exact") && err.contains("in 7 targets"),
+        "{err}"
+    );
+    let a = welltempered_analyze::analyze_crate(&fx).unwrap();
+    assert_eq!(
+        a.targets,
+        [
+            "src/lib.rs",
+            "demos/custom.rs",
+            "examples/demo.rs",
+            "examples/multi/main.rs",
+            "tests/a.rs",
+            "tests/b.rs",
+            "benches/b.rs"
+        ]
+    );
+    let lib_only = welltempered_analyze::analyze_targets(
+        &fx,
+        welltempered_analyze::discover::Targets::LibAndBins,
+    )
+    .unwrap();
+    assert_eq!(lib_only.targets, ["src/lib.rs"]);
+    assert_eq!(lib_only.channels.len(), 1);
 }
 
 #[test]

@@ -159,11 +159,13 @@ fn summarise(analysis: &welltempered_analyze::Analysis) {
         1 => "; 1 note (something not read)".to_string(),
         n => format!("; {n} notes (things not read)"),
     };
+    let t = analysis.targets.len();
     eprintln!(
-        "{}: {}; {} lines of Rust{notes}",
+        "{}: {}; {} lines of Rust in {t} target{}{notes}",
         analysis.root.display(),
         analysis.summary(),
-        analysis.lines
+        analysis.lines,
+        if t == 1 { "" } else { "s" }
     );
 }
 
