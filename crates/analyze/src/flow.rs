@@ -1594,6 +1594,7 @@ fn side<'a>(
         file,
         acc: &mut acc,
         names: HashSet::from([name]),
+        siblings: HashSet::new(),
         closures: HashMap::new(),
         ctx: Ctx::default(),
         unit: 0,
@@ -1746,6 +1747,9 @@ struct Walker<'w, 'a> {
     file: usize,
     acc: &'w mut Acc,
     names: HashSet<String>,
+    /// Names bound, in the scope being walked, to the other handles of the same side (`let
+    /// b = a.clone()` seen from `a`'s walk, and `a` from `b`'s): for `b.clone_from(&a)`.
+    siblings: HashSet<String>,
     closures: HashMap<String, syn::ExprClosure>,
     ctx: Ctx,
     unit: usize,
@@ -2448,6 +2452,50 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// `b.clone_from(&a)`. With `a` a handle of this side: when `b` is one too (this walk's,
+    /// or a sibling's), `b` is still one handle of the side, so nothing is new and nothing is
+    /// used; when `b` is anything else, it now holds a new handle the walk does not follow
+    /// (conservative). With `a` anything else and `b` this walk's handle: refused, as an
+    /// assignment to it is (the name no longer holds the handle, in this scope or beyond).
+    /// A sibling's name is trusted because its own walk sees every statement this one does,
+    /// and refuses the side at anything that replaces its handle. Whether it applied.
+    fn clone_from(&mut self, mc: &syn::ExprMethodCall) -> bool {
+        let plain = |e: &syn::Expr| match e {
+            syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            syn::Expr::Reference(r) => match &*r.expr {
+                syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let ours = |w: &Self, n: &Option<String>| {
+            n.as_ref()
+                .is_some_and(|n| w.names.contains(n) || w.siblings.contains(n))
+        };
+        let (b, a) = (plain(&mc.receiver), plain(&mc.args[0]));
+        if !ours(self, &a) {
+            if b.is_some_and(|b| self.names.contains(&b)) {
+                self.refuse("its handle is replaced by clone_from", mc.span());
+                return true;
+            }
+            return false;
+        }
+        if ours(self, &b) {
+            return true;
+        }
+        if self.carries(&mc.args[0]).is_some() {
+            let s = self.site(mc.method.span());
+            self.stored(
+                Carry::Clone(s),
+                "cloned by clone_from into a binding not followed",
+                mc.receiver.span(),
+            );
+            self.visit_expr(&mc.receiver);
+            return true;
+        }
+        false
+    }
+
     fn stored(&mut self, c: Carry, reason: &str, span: Span) {
         match c {
             Carry::Clone(s) => {
@@ -2598,7 +2646,11 @@ impl Walker<'_, '_> {
     }
 
     fn stmts(&mut self, stmts: &[syn::Stmt], is_fn_body: bool) {
-        let saved = (self.names.clone(), self.closures.clone());
+        let saved = (
+            self.names.clone(),
+            self.closures.clone(),
+            self.siblings.clone(),
+        );
         for (i, st) in stmts.iter().enumerate() {
             match st {
                 syn::Stmt::Local(l) => self.local(l, &stmts[i + 1..], is_fn_body),
@@ -2632,7 +2684,7 @@ impl Walker<'_, '_> {
                 syn::Stmt::Macro(m) => self.mac(&m.mac),
             }
         }
-        (self.names, self.closures) = saved;
+        (self.names, self.closures, self.siblings) = saved;
     }
 
     fn local(&mut self, l: &syn::Local, rest: &[syn::Stmt], is_fn_body: bool) {
@@ -2648,16 +2700,24 @@ impl Walker<'_, '_> {
                     (Some(n), Carry::Clone(s)) => {
                         let u = self.new_unit(s);
                         let saved_unit = self.unit;
-                        let saved_names = std::mem::replace(&mut self.names, HashSet::from([n]));
+                        let saved_names =
+                            std::mem::replace(&mut self.names, HashSet::from([n.clone()]));
+                        // Seen from the clone, the handles of this walk are its siblings.
+                        let outer: HashSet<String> =
+                            saved_names.union(&self.siblings).cloned().collect();
+                        let saved_siblings = std::mem::replace(&mut self.siblings, outer);
                         let saved_cl = std::mem::take(&mut self.closures);
                         self.unit = u;
                         self.stmts(rest, is_fn_body);
                         self.unit = saved_unit;
                         self.names = saved_names;
+                        self.siblings = saved_siblings;
                         self.closures = saved_cl;
                         for b in &binds {
                             self.names.remove(b);
+                            self.siblings.remove(b);
                         }
+                        self.siblings.insert(n);
                         return;
                     }
                     (None, _) => {
@@ -2688,18 +2748,20 @@ impl Walker<'_, '_> {
         }
         for b in &binds {
             self.names.remove(b);
+            self.siblings.remove(b);
             self.closures.remove(b);
         }
     }
 
     fn with_ctx(&mut self, ctx: Ctx, shadow: &HashSet<String>, body: &syn::Expr) {
-        let saved = (self.ctx.clone(), self.names.clone());
+        let saved = (self.ctx.clone(), self.names.clone(), self.siblings.clone());
         self.ctx = ctx;
         for b in shadow {
             self.names.remove(b);
+            self.siblings.remove(b);
         }
         self.visit_expr(body);
-        (self.ctx, self.names) = saved;
+        (self.ctx, self.names, self.siblings) = saved;
     }
 
     fn closure_params(c: &syn::ExprClosure) -> HashSet<String> {
@@ -2808,7 +2870,10 @@ impl Walker<'_, '_> {
             let saved = (
                 self.unit,
                 std::mem::replace(&mut self.names, HashSet::from([pname])),
-                std::mem::take(&mut self.closures),
+                (
+                    std::mem::take(&mut self.closures),
+                    std::mem::take(&mut self.siblings),
+                ),
                 self.file,
                 std::mem::replace(&mut self.owner, def.owner.clone()),
                 self.cur.replace(CurFn {
@@ -2828,7 +2893,7 @@ impl Walker<'_, '_> {
             (
                 self.unit,
                 self.names,
-                self.closures,
+                (self.closures, self.siblings),
                 self.file,
                 self.owner,
                 self.cur,
@@ -2906,6 +2971,10 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
             }
             syn::Expr::MethodCall(mc) => {
                 let m = mc.method.to_string();
+                // `b.clone_from(&a)`: `b` drops its handle and holds a clone of `a`'s.
+                if m == "clone_from" && mc.args.len() == 1 && self.clone_from(mc) {
+                    return;
+                }
                 // A clone whose value goes somewhere no rule above follows (a closure's result,
                 // a tuple, a block's or a branch's value): one more handle, not followed. Not a
                 // use on this thread, which would leave the new handle uncounted.
@@ -3225,15 +3294,16 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                 } else {
                     self.visit_expr(&f.expr);
                 }
-                let saved = (self.ctx.in_loop, self.names.clone());
+                let saved = (self.ctx.in_loop, self.names.clone(), self.siblings.clone());
                 self.ctx.in_loop = true;
                 let mut b = HashSet::new();
                 pat_binds(&f.pat, &mut b);
                 for n in b {
                     self.names.remove(&n);
+                    self.siblings.remove(&n);
                 }
                 self.stmts(&f.body.stmts, false);
-                (self.ctx.in_loop, self.names) = saved;
+                (self.ctx.in_loop, self.names, self.siblings) = saved;
             }
             syn::Expr::While(w) => {
                 let saved = self.ctx.in_loop;
@@ -3362,7 +3432,10 @@ impl Walker<'_, '_> {
                 let saved = (
                     self.unit,
                     std::mem::replace(&mut self.names, HashSet::from([n])),
-                    std::mem::take(&mut self.closures),
+                    (
+                        std::mem::take(&mut self.closures),
+                        std::mem::take(&mut self.siblings),
+                    ),
                     self.file,
                     std::mem::replace(&mut self.owner, owner.clone()),
                     self.cur.take(),
@@ -3373,7 +3446,7 @@ impl Walker<'_, '_> {
                 (
                     self.unit,
                     self.names,
-                    self.closures,
+                    (self.closures, self.siblings),
                     self.file,
                     self.owner,
                     self.cur,
@@ -3406,7 +3479,10 @@ impl Walker<'_, '_> {
             let saved = (
                 self.unit,
                 std::mem::replace(&mut self.names, HashSet::from([name.clone()])),
-                std::mem::take(&mut self.closures),
+                (
+                    std::mem::take(&mut self.closures),
+                    std::mem::take(&mut self.siblings),
+                ),
                 self.file,
                 std::mem::replace(&mut self.owner, owner.clone()),
                 self.cur.take(),
@@ -3420,7 +3496,7 @@ impl Walker<'_, '_> {
             (
                 self.unit,
                 self.names,
-                self.closures,
+                (self.closures, self.siblings),
                 self.file,
                 self.owner,
                 self.cur,
