@@ -1720,6 +1720,9 @@ const ITER: &[&str] = &[
     "then",
     "map_or_else",
 ];
+/// Macros whose arguments parse as expressions evaluated where the macro is written: a handle
+/// named there is borrowed for the statement, on this thread (`vec!` moves it into the vector
+/// it makes). `dbg!` is not one: it returns its argument.
 const FORMAT: &[&str] = &[
     "println",
     "print",
@@ -1735,7 +1738,6 @@ const FORMAT: &[&str] = &[
     "debug_assert_eq",
     "debug_assert_ne",
     "panic",
-    "dbg",
     "vec",
     "format_args",
     "unreachable",
@@ -2918,8 +2920,14 @@ impl Walker<'_, '_> {
             );
             if let Ok(args) = parsed {
                 for a in &args {
-                    if self.carries(a).is_some() {
-                        self.use_here();
+                    if let Some(c) = self.carries(a) {
+                        // `vec![tx.clone(), tx]` moves its elements into the vector it makes;
+                        // the others borrow theirs for the statement, on this thread.
+                        if name == "vec" {
+                            self.stored(c, "stored in a collection", a.span());
+                        } else {
+                            self.use_here();
+                        }
                     } else {
                         self.visit_expr(a);
                     }

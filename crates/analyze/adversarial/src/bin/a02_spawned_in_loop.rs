@@ -1,0 +1,18 @@
+// A clone per loop iteration, each moved into a thread.
+use crossbeam_channel::unbounded;
+use std::thread;
+
+fn main() {
+    let (tx, rx) = unbounded::<i32>();
+    let mut hs = Vec::new();
+    for i in 0..3 {
+        let tx = tx.clone();
+        hs.push(thread::spawn(move || tx.send(i).unwrap()));
+    }
+    drop(tx);
+    for h in hs {
+        h.join().unwrap();
+    }
+    println!("{}", rx.iter().sum::<i32>());
+    crossbeam_channel::report();
+}
