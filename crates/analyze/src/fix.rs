@@ -1,6 +1,8 @@
 //! `--fix`: rewrites channel constructors to `welltempered::channel` (`spsc` where both sides are
-//! proved single), adds the `welltempered` dependency, runs `cargo check`, and restores every
-//! original byte when the check fails. Nothing unchecked is left on disk.
+//! proved single), adds the `welltempered` dependency (by version, path or git; the manifest is
+//! edited with toml_edit, its formatting kept), runs `cargo check` on every target and, when the
+//! crate has tests, `cargo test`, and restores every original byte when either fails. Nothing
+//! unchecked is left on disk.
 //!
 //! Only the constructor's path expression is rewritten (to a full path, so no `use` line needs
 //! to change). A channel whose family's handle types (`Sender`, `Receiver`, `SyncSender`) are
@@ -26,15 +28,19 @@ pub struct FixReport {
     pub rewritten: Vec<(Site, String)>,
     /// Constructors left alone, with the reason.
     pub skipped: Vec<(Site, String)>,
+    /// Whether the crate's tests ran, and passed, after the rewrite.
+    pub tested: bool,
 }
 
 impl fmt::Display for FixReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let checked = if self.tested {
+            "cargo check and the crate's tests passed"
+        } else {
+            "cargo check passed"
+        };
         for (s, to) in &self.rewritten {
-            writeln!(
-                f,
-                "remark: channel at {s}: rewritten to {to} (cargo check passed)"
-            )?;
+            writeln!(f, "remark: channel at {s}: rewritten to {to} ({checked})")?;
         }
         for (s, why) in &self.skipped {
             writeln!(f, "remark: channel at {s}: not rewritten: {why}")?;
@@ -87,14 +93,44 @@ fn named_handle_types(root: &Path) -> Result<Vec<(String, Site)>, Error> {
     Ok(out)
 }
 
-/// Applies the rewrite to the analysed crate, checks it with `cargo check` (which may fetch the new dependency), and
-/// restores the originals byte-for-byte if the check fails. `target_dir` is passed to cargo as
-/// `--target-dir` (so repeated checks reuse one build).
-pub fn apply(
-    a: &Analysis,
-    welltempered_path: Option<&Path>,
-    target_dir: Option<&Path>,
-) -> Result<FixReport, Error> {
+/// How `welltempered` is added to `[dependencies]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dependency {
+    /// A version requirement from crates.io (`welltempered = "0.1"`).
+    Version(String),
+    /// A local checkout (`welltempered = { path = "..." }`).
+    Path(PathBuf),
+    /// A git repository, at a revision if one is given.
+    Git {
+        /// The repository's URL.
+        url: String,
+        /// A commit, tag or branch (`rev = "..."`).
+        rev: Option<String>,
+    },
+}
+
+impl Default for Dependency {
+    fn default() -> Self {
+        Dependency::Version("0.1".into())
+    }
+}
+
+/// What `--fix` does besides the rewrite.
+#[derive(Debug, Clone, Default)]
+pub struct FixOptions {
+    /// How the dependency is added (when the manifest has none).
+    pub dependency: Dependency,
+    /// Passed to cargo as `--target-dir` (so repeated checks reuse one build).
+    pub target_dir: Option<PathBuf>,
+    /// Whether the crate's own tests run after the rewrite (`cargo test`), which is rolled back
+    /// if any fails; `None`: when the crate has tests (a `#[test]`, or a target in `tests/`).
+    pub verify_tests: Option<bool>,
+}
+
+/// Applies the rewrite to the analysed crate, checks every target with `cargo check` (which
+/// may fetch the new dependency), runs the crate's tests when asked (see
+/// [`FixOptions::verify_tests`]), and restores the originals byte-for-byte if either fails.
+pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
     let named = named_handle_types(&a.root)?;
     let mut report = FixReport::default();
     // Per file: the byte range of each constructor path, its new path, and its family.
@@ -148,21 +184,11 @@ pub fn apply(
     }
     let manifest = a.root.join("Cargo.toml");
     let mtext = std::fs::read_to_string(&manifest).map_err(|e| io(&manifest, e))?;
-    if !mtext
-        .lines()
-        .any(|l| l.trim_start().starts_with("welltempered"))
-    {
-        let dep = match welltempered_path {
-            Some(d) => format!("welltempered = {{ path = \"{}\" }}", d.display()),
-            None => "welltempered = \"0.1\"".to_string(),
-        };
-        let new = match mtext.find("[dependencies]\n") {
-            Some(i) => {
-                let at = i + "[dependencies]\n".len();
-                format!("{}{dep}\n{}", &mtext[..at], &mtext[at..])
-            }
-            None => format!("{}\n[dependencies]\n{dep}\n", mtext.trim_end()),
-        };
+    if let Some(new) = dependency_added(&mtext, &opts.dependency).map_err(|m| Error::Manifest {
+        file: manifest.clone(),
+        line: 1,
+        message: m,
+    })? {
         planned.push((manifest, new));
     }
     let lock = a.root.join("Cargo.lock");
@@ -188,34 +214,94 @@ pub fn apply(
             return Err(io(p, e));
         }
     }
-    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     // Every target: a rewritten test or example must compile too.
-    cmd.args(["check", "--quiet", "--all-targets", "--manifest-path"])
+    if let Err(e) = cargo(a, opts, &["check", "--quiet", "--all-targets"]) {
+        restore(&originals);
+        return Err(Error::Fix(format!(
+            "cargo check failed after the rewrite ({e}); originals restored"
+        )));
+    }
+    let verify = match opts.verify_tests {
+        Some(v) => v,
+        None => has_tests(a)?,
+    };
+    if verify {
+        if let Err(e) = cargo(a, opts, &["test", "--quiet"]) {
+            restore(&originals);
+            return Err(Error::Fix(format!(
+                "the crate's tests failed after the rewrite ({e}); originals restored"
+            )));
+        }
+        report.tested = true;
+    }
+    Ok(report)
+}
+
+/// Runs `cargo ARGS` on the analysed crate: `Err` with the first error line when it fails.
+fn cargo(a: &Analysis, opts: &FixOptions, args: &[&str]) -> Result<(), String> {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.args(args)
+        .arg("--manifest-path")
         .arg(a.root.join("Cargo.toml"));
-    if let Some(t) = target_dir {
+    if let Some(t) = &opts.target_dir {
         cmd.arg("--target-dir").arg(t);
     }
-    let out = cmd.output();
-    match out {
-        Ok(o) if o.status.success() => Ok(report),
-        Ok(o) => {
-            restore(&originals);
-            let err = String::from_utf8_lossy(&o.stderr);
-            let first = err
-                .lines()
-                .find(|l| l.starts_with("error"))
-                .unwrap_or("cargo check failed");
-            Err(Error::Fix(format!(
-                "cargo check failed after the rewrite ({first}); originals restored"
-            )))
-        }
-        Err(e) => {
-            restore(&originals);
-            Err(Error::Fix(format!(
-                "could not run cargo check: {e}; originals restored"
-            )))
-        }
+    let o = cmd
+        .output()
+        .map_err(|e| format!("could not run cargo: {e}"))?;
+    if o.status.success() {
+        return Ok(());
     }
+    let err = String::from_utf8_lossy(&o.stderr);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let first = err
+        .lines()
+        .chain(out.lines())
+        .find(|l| l.starts_with("error") || l.contains("panicked at") || l.contains("FAILED"))
+        .unwrap_or("failed");
+    Err(first.trim().to_string())
+}
+
+/// Whether the crate has tests: a `#[test]` in any file of any target, or a target in `tests/`.
+fn has_tests(a: &Analysis) -> Result<bool, Error> {
+    if a.targets.iter().any(|t| t.starts_with("tests/")) {
+        return Ok(true);
+    }
+    let krate = crate::discover::discover(&a.root)?;
+    Ok(krate.files.iter().any(|f| f.text.contains("#[test]")))
+}
+
+/// The manifest with `welltempered` added to `[dependencies]` as `dep` asks, formatting and
+/// comments kept (toml_edit), or `None` when `[dependencies]` already names it. `Err` when the
+/// manifest does not parse.
+pub fn dependency_added(manifest: &str, dep: &Dependency) -> Result<Option<String>, String> {
+    let mut doc: toml_edit::DocumentMut = manifest.parse().map_err(|e| format!("{e}"))?;
+    let deps = doc
+        .entry("dependencies")
+        .or_insert_with(toml_edit::table)
+        .as_table_like_mut()
+        .ok_or("[dependencies] is not a table")?;
+    if deps.contains_key("welltempered") {
+        return Ok(None);
+    }
+    let value: toml_edit::Value = match dep {
+        Dependency::Version(v) => v.as_str().into(),
+        Dependency::Path(p) => {
+            let mut t = toml_edit::InlineTable::new();
+            t.insert("path", p.display().to_string().into());
+            t.into()
+        }
+        Dependency::Git { url, rev } => {
+            let mut t = toml_edit::InlineTable::new();
+            t.insert("git", url.as_str().into());
+            if let Some(r) = rev {
+                t.insert("rev", r.as_str().into());
+            }
+            t.into()
+        }
+    };
+    deps.insert("welltempered", toml_edit::Item::Value(value));
+    Ok(Some(doc.to_string()))
 }
 
 /// `text` without its `use` items whose every imported name is under one of `families`

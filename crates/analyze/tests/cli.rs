@@ -311,6 +311,11 @@ fn fix_round_trips_and_restores_on_failure() {
         .canonicalize()
         .unwrap();
     let target = manifest_dir().join("../../target/analyze-fix");
+    let opts = welltempered_analyze::fix::FixOptions {
+        dependency: welltempered_analyze::fix::Dependency::Path(wt),
+        target_dir: Some(target),
+        verify_tests: None,
+    };
     let work = scratch("fix");
     for (name, want) in [
         ("spawned_once", "welltempered::channel::spsc::channel()"),
@@ -322,8 +327,8 @@ fn fix_round_trips_and_restores_on_failure() {
         let d = work.join(name);
         copy_dir(&manifest_dir().join("tests/fixtures").join(name), &d);
         let a = welltempered_analyze::analyze_crate(&d).unwrap();
-        let r = welltempered_analyze::fix::apply(&a, Some(&wt), Some(&target))
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let r =
+            welltempered_analyze::fix::apply(&a, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(r.rewritten.len(), 1, "{name}");
         let main = std::fs::read_to_string(d.join("src/main.rs")).unwrap();
         assert!(main.contains(want), "{name}: {main}");
@@ -337,7 +342,68 @@ fn fix_round_trips_and_restores_on_failure() {
     copy_dir(&manifest_dir().join("tests/fixfail"), &d);
     let before = snapshot(&d);
     let a = welltempered_analyze::analyze_crate(&d).unwrap();
-    let e = welltempered_analyze::fix::apply(&a, Some(&wt), Some(&target)).unwrap_err();
+    let e = welltempered_analyze::fix::apply(&a, &opts).unwrap_err();
     assert!(e.to_string().contains("originals restored"), "{e}");
     assert_eq!(snapshot(&d), before);
+    // It compiles after the rewrite, but one of its own tests fails: rolled back.
+    let d = work.join("fixtests");
+    copy_dir(&manifest_dir().join("tests/fixtests"), &d);
+    let before = snapshot(&d);
+    let a = welltempered_analyze::analyze_crate(&d).unwrap();
+    let e = welltempered_analyze::fix::apply(&a, &opts).unwrap_err();
+    assert!(
+        e.to_string().contains("tests failed after the rewrite")
+            && e.to_string().contains("originals restored"),
+        "{e}"
+    );
+    assert_eq!(snapshot(&d), before);
+    // Asked not to run them, the rewrite stays (it compiles).
+    let no_tests = welltempered_analyze::fix::FixOptions {
+        verify_tests: Some(false),
+        ..opts.clone()
+    };
+    let r = welltempered_analyze::fix::apply(&a, &no_tests).unwrap();
+    assert!(!r.tested && r.rewritten.len() == 2, "{r}");
+    assert_ne!(snapshot(&d), before);
+}
+
+#[test]
+fn the_dependency_is_added_by_version_path_or_git_keeping_the_manifest() {
+    use welltempered_analyze::fix::Dependency;
+    let manifest = "[package]\nname = \"x\" # the name\nversion = \"0.1.0\"\n\n[dependencies] # deps\nlibc = \"0.2\"\n";
+    let with = |d: &Dependency| welltempered_analyze::fix::dependency_added(manifest, d).unwrap();
+    let v = with(&Dependency::Version("0.1".into())).unwrap();
+    assert!(
+        v.contains("libc = \"0.2\"\nwelltempered = \"0.1\"\n"),
+        "{v}"
+    );
+    assert!(
+        v.contains("name = \"x\" # the name") && v.contains("[dependencies] # deps"),
+        "{v}"
+    );
+    let g = with(&Dependency::Git {
+        url: "https://example.org/wt.git".into(),
+        rev: Some("abc123".into()),
+    })
+    .unwrap();
+    assert!(
+        g.contains("welltempered = { git = \"https://example.org/wt.git\", rev = \"abc123\" }"),
+        "{g}"
+    );
+    let p = with(&Dependency::Path("/src/wt".into())).unwrap();
+    assert!(p.contains("welltempered = { path = \"/src/wt\" }"), "{p}");
+    // Already there: nothing to add. No [dependencies] yet: the table is made.
+    assert_eq!(
+        welltempered_analyze::fix::dependency_added(&v, &Dependency::Version("0.2".into()))
+            .unwrap(),
+        None
+    );
+    let bare = "[package]\nname = \"x\"\nversion = \"0.1.0\"\n";
+    let b = welltempered_analyze::fix::dependency_added(bare, &Dependency::default())
+        .unwrap()
+        .unwrap();
+    assert!(
+        b.ends_with("[dependencies]\nwelltempered = \"0.1\"\n"),
+        "{b}"
+    );
 }

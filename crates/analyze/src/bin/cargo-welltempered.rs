@@ -1,4 +1,4 @@
-//! `cargo welltempered check [PATH] [--format text|json] [--fix]`: prints the channel-topology
+//! `cargo welltempered check [PATH] [--format text|json] [--fix ...]`: prints the channel-topology
 //! remarks of a crate on stdout, then a summary line on stderr (the crate, its channels by kind
 //! of verdict, the lines read), and migrates it with `--fix`; `cargo welltempered reach` prints
 //! the reach table. On a workspace root, `check` analyses every member (see the README). Exit
@@ -36,12 +36,28 @@ enum Cmd {
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
-        /// Rewrite the constructors to welltempered::channel (checked with cargo check).
+        /// Rewrite the constructors to welltempered::channel (checked with cargo check on
+        /// every target, then the crate's tests; rolled back if either fails).
         #[arg(long)]
         fix: bool,
-        /// Add welltempered as a path dependency from DIR instead of version "0.1".
-        #[arg(long)]
+        /// With --fix: the welltempered version to depend on.
+        #[arg(long, default_value = "0.1", value_name = "REQ")]
+        welltempered_version: String,
+        /// With --fix: depend on welltempered from the checkout at DIR instead of a version.
+        #[arg(long, value_name = "DIR", conflicts_with = "welltempered_git")]
         welltempered_path: Option<PathBuf>,
+        /// With --fix: depend on welltempered from the git repository at URL.
+        #[arg(long, value_name = "URL")]
+        welltempered_git: Option<String>,
+        /// With --fix and --welltempered-git: the commit, tag or branch.
+        #[arg(long, value_name = "REV", requires = "welltempered_git")]
+        welltempered_rev: Option<String>,
+        /// With --fix: run the crate's tests after the rewrite (the default when it has any).
+        #[arg(long, overrides_with = "no_verify_tests")]
+        verify_tests: bool,
+        /// With --fix: do not run the crate's tests after the rewrite.
+        #[arg(long)]
+        no_verify_tests: bool,
     },
     /// Fetches the pinned reach corpus (once), runs the analysis over it and prints WTC's table.
     Reach {
@@ -72,13 +88,37 @@ fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
             path,
             format,
             fix,
+            welltempered_version,
             welltempered_path,
+            welltempered_git,
+            welltempered_rev,
+            verify_tests,
+            no_verify_tests,
         } => {
             let path = path.unwrap_or_else(|| PathBuf::from("."));
-            let Some(members) = welltempered_analyze::discover::workspace_members(&path)? else {
-                return check_crate(&path, format, fix, welltempered_path.as_deref(), false);
+            use welltempered_analyze::fix::{Dependency, FixOptions};
+            let dependency = match (welltempered_path, welltempered_git) {
+                (Some(p), _) => Dependency::Path(p),
+                (None, Some(url)) => Dependency::Git {
+                    url,
+                    rev: welltempered_rev,
+                },
+                (None, None) => Dependency::Version(welltempered_version),
             };
-            if fix {
+            let opts = FixOptions {
+                dependency,
+                target_dir: None,
+                verify_tests: match (verify_tests, no_verify_tests) {
+                    (true, _) => Some(true),
+                    (_, true) => Some(false),
+                    _ => None,
+                },
+            };
+            let fix = fix.then_some(&opts);
+            let Some(members) = welltempered_analyze::discover::workspace_members(&path)? else {
+                return check_crate(&path, format, fix, false);
+            };
+            if fix.is_some() {
                 return Err(welltempered_analyze::Error::Fix(format!(
                     "--fix rewrites one crate at a time, and {} is a workspace of {} members: \
                      run it on each member's directory",
@@ -92,7 +132,7 @@ fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
             let mut json = Vec::new();
             for m in &members {
                 let done = match format {
-                    Format::Text => check_crate(m, format, false, None, true),
+                    Format::Text => check_crate(m, format, None, true),
                     Format::Json => welltempered_analyze::analyze_crate(m).map(|a| {
                         summarise(&a);
                         let mut v = serde_json::to_value(&a).unwrap_or_default();
@@ -129,8 +169,7 @@ fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
 fn check_crate(
     path: &std::path::Path,
     format: Format,
-    fix: bool,
-    welltempered_path: Option<&std::path::Path>,
+    fix: Option<&welltempered_analyze::fix::FixOptions>,
     member: bool,
 ) -> Result<(), welltempered_analyze::Error> {
     let analysis = welltempered_analyze::analyze_crate(path)?;
@@ -145,8 +184,8 @@ fn check_crate(
         ))?,
     }
     summarise(&analysis);
-    if fix {
-        let report = welltempered_analyze::fix::apply(&analysis, welltempered_path, None)?;
+    if let Some(opts) = fix {
+        let report = welltempered_analyze::fix::apply(&analysis, opts)?;
         emit(&report.to_string())?;
     }
     Ok(())
