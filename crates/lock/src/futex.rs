@@ -177,6 +177,147 @@ pub fn wake_all(word: &AtomicU32) -> usize {
     wake(word, u32::MAX)
 }
 
+/// Whether [`wait_bitset`], [`wake_bitset_address`] and [`requeue`] act on their bitsets and
+/// move sleepers: Linux's futex (not under loom, which has no kernel wait queue, nor Miri,
+/// which does not model `FUTEX_CMP_REQUEUE`). Elsewhere the bitsets are ignored (every waiter
+/// matches every wake) and [`requeue`] declines, so callers wake instead.
+pub const BITSETS: bool = cfg!(all(target_os = "linux", not(loom), not(miri)));
+
+/// [`wait`], as a sleeper of class `bitset` (non-zero): only a [`wake_bitset_address`] whose
+/// bitset shares a bit with it wakes it (a plain [`wake`] wakes every class). A sleeper moved by
+/// [`requeue`] keeps its class on the new word. Where [`BITSETS`] is false, this is [`wait`].
+#[inline]
+pub fn wait_bitset(
+    word: &AtomicU32,
+    expected: u32,
+    timeout: Option<Duration>,
+    bitset: u32,
+) -> WaitResult {
+    #[cfg(all(target_os = "linux", not(loom), not(miri)))]
+    {
+        // FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline.
+        let ts;
+        let ts_ptr = match timeout {
+            Some(d) => {
+                let mut now = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                };
+                // SAFETY: `now` is a valid timespec to write.
+                unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+                let nanos = u64::try_from(now.tv_nsec).unwrap_or(0) + u64::from(d.subsec_nanos());
+                let secs = u64::try_from(now.tv_sec)
+                    .unwrap_or(0)
+                    .saturating_add(d.as_secs())
+                    .saturating_add(nanos / 1_000_000_000);
+                ts = libc::timespec {
+                    // A deadline beyond time_t's range is as good as forever.
+                    tv_sec: libc::time_t::try_from(secs).unwrap_or(libc::time_t::MAX),
+                    tv_nsec: (nanos % 1_000_000_000) as libc::c_long,
+                };
+                &ts as *const libc::timespec
+            }
+            None => core::ptr::null(),
+        };
+        // SAFETY: `word` is a live, aligned 32-bit atomic for the duration of the call; the
+        // kernel only reads it. `ts_ptr` is null or points to `ts`, which outlives the call.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word.as_ptr(),
+                libc::FUTEX_WAIT_BITSET | libc::FUTEX_PRIVATE_FLAG,
+                expected,
+                ts_ptr,
+                core::ptr::null::<u32>(),
+                bitset,
+            )
+        };
+        if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ETIMEDOUT) {
+            return WaitResult::TimedOut;
+        }
+        WaitResult::Woken
+    }
+    #[cfg(not(all(target_os = "linux", not(loom), not(miri))))]
+    {
+        let _ = bitset;
+        wait(word, expected, timeout)
+    }
+}
+
+/// [`wake_address`] for the sleepers of the classes in `bitset` only (see [`wait_bitset`]).
+/// Where [`BITSETS`] is false, this is [`wake_address`].
+#[inline]
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "the address only names the kernel's wait queue: nothing is dereferenced"
+)]
+pub fn wake_bitset_address(word: *const u32, n: u32, bitset: u32) -> usize {
+    #[cfg(all(target_os = "linux", not(loom), not(miri)))]
+    {
+        let n = i32::try_from(n).unwrap_or(i32::MAX);
+        // SAFETY: FUTEX_WAKE_BITSET does not access memory through the pointer: it only names
+        // the wait queue, so a dangling address is harmless.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word,
+                libc::FUTEX_WAKE_BITSET | libc::FUTEX_PRIVATE_FLAG,
+                n,
+                core::ptr::null::<libc::timespec>(),
+                core::ptr::null::<u32>(),
+                bitset,
+            )
+        };
+        usize::try_from(r).unwrap_or(0)
+    }
+    #[cfg(not(all(target_os = "linux", not(loom), not(miri))))]
+    {
+        let _ = bitset;
+        wake_address(word, n)
+    }
+}
+
+/// If `from` still holds `expected`: wakes at most one sleeper on `from` and moves every other
+/// one to the queue of the word at `to` (`FUTEX_CMP_REQUEUE`), where it sleeps, with its class,
+/// until a wake on `to` reaches it. Returns `Some(woken + moved)`, `Some(0)` when `from` no
+/// longer held `expected` (nothing done: whoever changed it handles the sleepers), or `None`
+/// where [`BITSETS`] is false or the call failed otherwise (nothing done: the caller wakes
+/// instead).
+#[inline]
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "`to` only names the kernel's wait queue: nothing is dereferenced"
+)]
+pub fn requeue(from: &AtomicU32, expected: u32, to: *const u32) -> Option<usize> {
+    #[cfg(all(target_os = "linux", not(loom), not(miri)))]
+    {
+        // SAFETY: `from` is a live, aligned 32-bit atomic the kernel reads; `to` only names a
+        // wait queue (the caller vouches that its sleepers belong there).
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                from.as_ptr(),
+                libc::FUTEX_CMP_REQUEUE | libc::FUTEX_PRIVATE_FLAG,
+                1i32,
+                i32::MAX as libc::c_long,
+                to,
+                expected,
+            )
+        };
+        if r >= 0 {
+            return Some(usize::try_from(r).unwrap_or(0));
+        }
+        // EAGAIN: the word changed, so a later notifier handles the sleepers. Anything else:
+        // declined, the caller wakes.
+        (std::io::Error::last_os_error().raw_os_error() == Some(libc::EAGAIN)).then_some(0)
+    }
+    #[cfg(not(all(target_os = "linux", not(loom), not(miri))))]
+    {
+        let _ = (from, expected, to);
+        None
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;

@@ -36,7 +36,7 @@
 //!
 //! | type | what | source |
 //! |---|---|---|
-//! | [`Condvar`] (for [`Mutex`]), [`CondvarFor<R>`] (any raw lock) | condition variable: `wait`, `wait_while`, `wait_for`, `wait_until`, `notify_one`, `notify_all`; may wake spuriously | std's futex condition variable; lock_api's `Condvar` |
+//! | [`Condvar`] (for [`Mutex`]), [`CondvarFor<R>`] (any raw lock) | condition variable: `wait`, `wait_while`, `wait_for`, `wait_until`, `notify_one`, `notify_all`; may wake spuriously; [`Condvar`]'s `notify_all` requeues the waiters onto the mutex (Linux) | std's futex condition variable; lock_api's `Condvar`; parking_lot's requeue |
 //! | [`ReentrantMutex`] | a mutex its holder may lock again, over [`RawMutex`] | lock_api's `ReentrantMutex` |
 //! | [`RwLock`] (over [`RawRwLock`]) | phase-fair reader-writer lock with upgradable reads, downgrades and timed forms; 16 bytes | Brandenburg & Anderson's PF-T lock, writers ordered by the default mutex |
 //!

@@ -30,10 +30,20 @@
 //! | 0 | `LOCKED` | held |
 //! | 1 | `HEAD` | a head waits for the outer word |
 //! | 2 | `PARKED` | the head sleeps on this word; the unlocker that clears the bit wakes it |
+//! | 3 | `REQUEUED` | condition-variable waiters may sleep on this word; the unlocker that clears the bit wakes one |
 //! | 8.. | bypass count | barging acquisitions since `HEAD` was set |
 //!
 //! `PARKED` and the count are only ever non-zero while `HEAD` is set; the head's own acquisition
-//! clears all of them at once (`state = LOCKED`).
+//! clears all of them at once (`state = LOCKED`). `REQUEUED` is only ever set while `LOCKED`
+//! (by the holder, see below) and every unlock clears it.
+//!
+//! **Requeued condition-variable waiters.** [`crate::Condvar`]'s `notify_all` wakes one waiter
+//! and moves the others from the condition variable's word to this one (`FUTEX_CMP_REQUEUE`),
+//! instead of waking a herd that would only contend for the lock. Two classes of sleeper then
+//! share the word, told apart by futex bitsets: the head (`HEAD_CLASS`) and requeued waiters
+//! (`COND_CLASS`); a wake of one class never takes the other's. A condition-variable waiter that
+//! may have been requeued sets `REQUEUED` once it holds the lock again, so its unlock wakes the
+//! next requeued waiter: a chain that ends with an unlock that finds none (one wasted wake-up).
 //!
 //! Paths:
 //! - lock: one CAS 0→`LOCKED`; unlock: one `fetch_and` that clears `LOCKED` and `PARKED`
@@ -64,7 +74,7 @@
 //! `lock`, by the acquiring thread, so the outer guard depends on no thread-local state: it is
 //! [`lock_api::GuardSend`], and a guard may be released on another thread.
 
-use crate::futex::{wait, wake_address};
+use crate::futex::{wait_bitset, wake_bitset_address};
 use crate::sync::{AtomicU32, Ordering, spin_loop, yield_now};
 
 /// The inner lock that orders the threads that could not barge: compact MCS (FIFO; 4 bytes;
@@ -110,7 +120,14 @@ pub const MUTEX_BYPASS_LIMIT: u32 = if cfg!(loom) { 1 } else { 256 };
 const LOCKED: u32 = 1;
 const HEAD: u32 = 2;
 const PARKED: u32 = 4;
+const REQUEUED: u32 = 8;
 const BYPASS_SHIFT: u32 = 8;
+
+/// The futex class of the head sleeping on the word.
+const HEAD_CLASS: u32 = 1;
+/// The futex class of condition-variable waiters (requeued onto the word, or on the condition
+/// variable's own word).
+pub(crate) const COND_CLASS: u32 = 2;
 const BYPASS_ONE: u32 = 1 << BYPASS_SHIFT;
 // The count never overflows its field.
 const _: () = assert!(MUTEX_BYPASS_LIMIT < (u32::MAX >> BYPASS_SHIFT));
@@ -142,7 +159,13 @@ fn barge(s: u32) -> Option<u32> {
 /// Wakes the sleeping head, by the address of the word only (it may be freed by now).
 #[cold]
 fn wake_head(word: *const u32) {
-    wake_address(word, 1);
+    wake_bitset_address(word, 1, HEAD_CLASS);
+}
+
+/// Wakes one requeued condition-variable waiter, by the address of the word only.
+#[cold]
+fn wake_requeued(word: *const u32) {
+    wake_bitset_address(word, 1, COND_CLASS);
 }
 
 /// Whether the word `s` refuses barging because its head has been overtaken enough.
@@ -276,11 +299,31 @@ impl RawMutex {
         // Release: publishes the critical section to the next acquirer. Clearing PARKED in the
         // same operation makes this unlocker the one that wakes the sleeping head, with no
         // second access to the word.
-        let prev = self.state.fetch_and(!(LOCKED | PARKED), Ordering::Release);
+        let prev = self
+            .state
+            .fetch_and(!(LOCKED | PARKED | REQUEUED), Ordering::Release);
         debug_assert!(prev & LOCKED != 0, "unlock of an unlocked mutex");
         if prev & PARKED != 0 {
             wake_head(word);
         }
+        if prev & REQUEUED != 0 {
+            wake_requeued(word);
+        }
+    }
+
+    /// The address of the word requeued condition-variable waiters sleep on.
+    #[cfg(not(loom))]
+    pub(crate) fn word(&self) -> *const u32 {
+        core::ptr::from_ref(&self.state).cast::<u32>()
+    }
+
+    /// Makes the holder's unlock wake one requeued condition-variable waiter (see the module
+    /// documentation). Only the holder calls it.
+    #[cfg(not(loom))]
+    pub(crate) fn mark_requeued(&self) {
+        // Relaxed: read only by this thread's own unlock (program order).
+        let prev = self.state.fetch_or(REQUEUED, Ordering::Relaxed);
+        debug_assert!(prev & LOCKED != 0, "REQUEUED set on a free mutex");
     }
 
     /// Releases the lock and, if a head waits, gives it the next turn: the word is left
@@ -300,7 +343,7 @@ impl RawMutex {
             let next = if s & HEAD != 0 {
                 HEAD | (MUTEX_BYPASS_LIMIT << BYPASS_SHIFT)
             } else {
-                s & !(LOCKED | PARKED)
+                s & !(LOCKED | PARKED | REQUEUED)
             };
             // Release: publishes the critical section to the next acquirer; as in
             // `unlock_contended`, clearing PARKED makes this thread the one that wakes.
@@ -314,6 +357,9 @@ impl RawMutex {
         }
         if s & PARKED != 0 {
             wake_head(word);
+        }
+        if s & REQUEUED != 0 {
+            wake_requeued(word);
         }
     }
 
@@ -446,7 +492,7 @@ impl RawMutex {
                 }
                 s |= PARKED;
             }
-            wait(&self.state, s, None);
+            wait_bitset(&self.state, s, None, HEAD_CLASS);
             s = self.state.load(Ordering::Relaxed);
         }
     }
