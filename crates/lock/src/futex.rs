@@ -37,33 +37,12 @@ pub const TIMED_STEP: Duration = Duration::from_millis(1);
 pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> WaitResult {
     #[cfg(all(target_os = "linux", not(loom)))]
     {
-        let ts;
-        let ts_ptr = match timeout {
-            Some(d) => {
-                ts = libc::timespec {
-                    // A timeout beyond time_t's range is as good as forever.
-                    tv_sec: libc::time_t::try_from(d.as_secs()).unwrap_or(libc::time_t::MAX),
-                    tv_nsec: d.subsec_nanos() as libc::c_long,
-                };
-                &ts as *const libc::timespec
-            }
-            None => core::ptr::null(),
-        };
-        // SAFETY: `word` is a live, aligned 32-bit atomic for the duration of the call; the
-        // kernel only reads it. `ts_ptr` is null or points to `ts`, which outlives the call.
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                word.as_ptr(),
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                expected,
-                ts_ptr,
-            )
-        };
-        if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ETIMEDOUT) {
-            return WaitResult::TimedOut;
-        }
-        WaitResult::Woken
+        let ts = timeout.map(|d| libc::timespec {
+            // A timeout beyond time_t's range is as good as forever.
+            tv_sec: libc::time_t::try_from(d.as_secs()).unwrap_or(libc::time_t::MAX),
+            tv_nsec: d.subsec_nanos() as libc::c_long,
+        });
+        sys_wait(word, libc::FUTEX_WAIT, expected, ts.as_ref(), u32::MAX)
     }
     #[cfg(all(not(target_os = "linux"), not(loom)))]
     {
@@ -93,6 +72,37 @@ pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> WaitR
         }
         WaitResult::Woken
     }
+}
+
+/// The futex wait `op` (`FUTEX_WAIT`, with a relative timeout, or `FUTEX_WAIT_BITSET`, with
+/// an absolute one, as a sleeper of `bitset`) on `word`.
+#[cfg(all(target_os = "linux", not(loom)))]
+fn sys_wait(
+    word: &AtomicU32,
+    op: libc::c_int,
+    expected: u32,
+    ts: Option<&libc::timespec>,
+    bitset: u32,
+) -> WaitResult {
+    let ts_ptr = ts.map_or(core::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: `word` is a live, aligned 32-bit atomic for the duration of the call; the kernel
+    // only reads it. `ts_ptr` is null or points to the caller's timespec, which outlives the
+    // call. FUTEX_WAIT ignores the last two arguments.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            op | libc::FUTEX_PRIVATE_FLAG,
+            expected,
+            ts_ptr,
+            core::ptr::null::<u32>(),
+            bitset,
+        )
+    };
+    if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ETIMEDOUT) {
+        return WaitResult::TimedOut;
+    }
+    WaitResult::Woken
 }
 
 /// Wakes at most `n` threads sleeping in [`wait`] on `word`; returns how many were woken (0
@@ -196,46 +206,25 @@ pub fn wait_bitset(
     #[cfg(all(target_os = "linux", not(loom), not(miri)))]
     {
         // FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline.
-        let ts;
-        let ts_ptr = match timeout {
-            Some(d) => {
-                let mut now = libc::timespec {
-                    tv_sec: 0,
-                    tv_nsec: 0,
-                };
-                // SAFETY: `now` is a valid timespec to write.
-                unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
-                let nanos = u64::try_from(now.tv_nsec).unwrap_or(0) + u64::from(d.subsec_nanos());
-                let secs = u64::try_from(now.tv_sec)
-                    .unwrap_or(0)
-                    .saturating_add(d.as_secs())
-                    .saturating_add(nanos / 1_000_000_000);
-                ts = libc::timespec {
-                    // A deadline beyond time_t's range is as good as forever.
-                    tv_sec: libc::time_t::try_from(secs).unwrap_or(libc::time_t::MAX),
-                    tv_nsec: (nanos % 1_000_000_000) as libc::c_long,
-                };
-                &ts as *const libc::timespec
+        let ts = timeout.map(|d| {
+            let mut now = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: `now` is a valid timespec to write.
+            unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+            let nanos = u64::try_from(now.tv_nsec).unwrap_or(0) + u64::from(d.subsec_nanos());
+            let secs = u64::try_from(now.tv_sec)
+                .unwrap_or(0)
+                .saturating_add(d.as_secs())
+                .saturating_add(nanos / 1_000_000_000);
+            libc::timespec {
+                // A deadline beyond time_t's range is as good as forever.
+                tv_sec: libc::time_t::try_from(secs).unwrap_or(libc::time_t::MAX),
+                tv_nsec: (nanos % 1_000_000_000) as libc::c_long,
             }
-            None => core::ptr::null(),
-        };
-        // SAFETY: `word` is a live, aligned 32-bit atomic for the duration of the call; the
-        // kernel only reads it. `ts_ptr` is null or points to `ts`, which outlives the call.
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                word.as_ptr(),
-                libc::FUTEX_WAIT_BITSET | libc::FUTEX_PRIVATE_FLAG,
-                expected,
-                ts_ptr,
-                core::ptr::null::<u32>(),
-                bitset,
-            )
-        };
-        if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ETIMEDOUT) {
-            return WaitResult::TimedOut;
-        }
-        WaitResult::Woken
+        });
+        sys_wait(word, libc::FUTEX_WAIT_BITSET, expected, ts.as_ref(), bitset)
     }
     #[cfg(not(all(target_os = "linux", not(loom), not(miri))))]
     {
