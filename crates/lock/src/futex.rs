@@ -266,8 +266,8 @@ pub fn wake_bitset_address(word: *const u32, n: u32, bitset: u32) -> usize {
     }
 }
 
-/// If `from` still holds `expected`: wakes at most one sleeper on `from` and moves every other
-/// one to the queue of the word at `to` (`FUTEX_CMP_REQUEUE`), where it sleeps, with its class,
+/// If `from` still holds `expected`: wakes at most `wake` sleepers on `from` and moves every
+/// other one to the queue of the word at `to` (`FUTEX_CMP_REQUEUE`), where it sleeps, with its class,
 /// until a wake on `to` reaches it. Returns `Some(woken + moved)`, `Some(0)` when `from` no
 /// longer held `expected` (nothing done: whoever changed it handles the sleepers), or `None`
 /// where [`BITSETS`] is false or the call failed otherwise (nothing done: the caller wakes
@@ -277,7 +277,7 @@ pub fn wake_bitset_address(word: *const u32, n: u32, bitset: u32) -> usize {
     clippy::not_unsafe_ptr_arg_deref,
     reason = "`to` only names the kernel's wait queue: nothing is dereferenced"
 )]
-pub fn requeue(from: &AtomicU32, expected: u32, to: *const u32) -> Option<usize> {
+pub fn requeue(from: &AtomicU32, expected: u32, wake: u32, to: *const u32) -> Option<usize> {
     #[cfg(all(target_os = "linux", not(loom), not(miri)))]
     {
         // SAFETY: `from` is a live, aligned 32-bit atomic the kernel reads; `to` only names a
@@ -287,7 +287,7 @@ pub fn requeue(from: &AtomicU32, expected: u32, to: *const u32) -> Option<usize>
                 libc::SYS_futex,
                 from.as_ptr(),
                 libc::FUTEX_CMP_REQUEUE | libc::FUTEX_PRIVATE_FLAG,
-                1i32,
+                i32::try_from(wake).unwrap_or(i32::MAX),
                 i32::MAX as libc::c_long,
                 to,
                 expected,
@@ -302,7 +302,7 @@ pub fn requeue(from: &AtomicU32, expected: u32, to: *const u32) -> Option<usize>
     }
     #[cfg(not(all(target_os = "linux", not(loom), not(miri))))]
     {
-        let _ = (from, expected, to);
+        let _ = (from, expected, wake, to);
         None
     }
 }

@@ -37,9 +37,10 @@
 //! clears all of them at once (`state = LOCKED`). `REQUEUED` is only ever set while `LOCKED`
 //! (by the holder, see below) and every unlock clears it.
 //!
-//! **Requeued condition-variable waiters.** [`crate::Condvar`]'s `notify_all` wakes one waiter
-//! and moves the others from the condition variable's word to this one (`FUTEX_CMP_REQUEUE`),
-//! instead of waking a herd that would only contend for the lock. Two classes of sleeper then
+//! **Requeued condition-variable waiters.** [`crate::Condvar`]'s `notify_all` wakes a herd the
+//! CPUs can run and moves the other waiters from the condition variable's word to this one
+//! (`FUTEX_CMP_REQUEUE`), instead of waking more than would only contend for the lock. Two
+//! classes of sleeper then
 //! share the word, told apart by futex bitsets: the head (`HEAD_CLASS`) and requeued waiters
 //! (`COND_CLASS`); a wake of one class never takes the other's. A condition-variable waiter that
 //! may have been requeued sets `REQUEUED` once it holds the lock again, so its unlock wakes the

@@ -86,10 +86,14 @@ impl Pair for ParkingLotPair {
     }
 }
 
-/// One of our raw locks with our condition variable.
-struct OursPair<R: lock_api::RawMutex>(lock_api::Mutex<R, Turn>, welltempered_lock::CondvarFor<R>);
+/// One of our raw locks with one of our condition variables (`C`: `RawCondvar<R>` for any
+/// raw lock, `RequeueCondvar` for the default mutex).
+struct OursPair<C: lock_api::RawCondvar>(lock_api::Mutex<C::RawMutex, Turn>, lock_api::Condvar<C>);
 
-impl<R: lock_api::RawMutex> Default for OursPair<R> {
+/// Lock `R` with [`welltempered_lock::CondvarFor`].
+type Ours<R> = OursPair<welltempered_lock::RawCondvar<R>>;
+
+impl<C: lock_api::RawCondvar> Default for OursPair<C> {
     fn default() -> Self {
         Self(
             lock_api::Mutex::new(Turn::default()),
@@ -98,7 +102,11 @@ impl<R: lock_api::RawMutex> Default for OursPair<R> {
     }
 }
 
-impl<R: lock_api::RawMutex + Sync + Send> Pair for OursPair<R> {
+impl<C> Pair for OursPair<C>
+where
+    C: lock_api::RawCondvar + Sync,
+    C::RawMutex: Sync + Send,
+{
     fn wait_then(&self, ready: impl Fn(&Turn) -> bool, f: impl FnOnce(&mut Turn) -> bool) -> bool {
         let mut g = self.0.lock();
         self.1.wait_while(&mut g, |t| !ready(t) && !t.stop);
@@ -189,23 +197,23 @@ pub(super) fn runner(name: &str) -> Option<fn(&Spec) -> Result<Sample>> {
     Some(match name {
         "std" => run::<StdPair>,
         "parking_lot" => run::<ParkingLotPair>,
-        "hemlock" => run::<OursPair<wl::Hemlock>>,
-        "hemlock-park" => run::<OursPair<wl::HemlockPark>>,
-        "hemlock-overlap" => run::<OursPair<wl::HemlockOverlap>>,
-        "hemlock-overlap-park" => run::<OursPair<wl::HemlockOverlapPark>>,
-        "hemlock-ah" => run::<OursPair<wl::HemlockAh>>,
-        "hemlock-ah-park" => run::<OursPair<wl::HemlockAhPark>>,
-        "mcs" => run::<OursPair<wl::Mcs>>,
-        "mcs-park" => run::<OursPair<wl::McsPark>>,
-        "clh" => run::<OursPair<wl::Clh>>,
-        "clh-park" => run::<OursPair<wl::ClhPark>>,
-        "ticket" => run::<OursPair<wl::Ticket>>,
-        "ticket-park" => run::<OursPair<wl::TicketPark>>,
-        "tas" => run::<OursPair<wl::Tas>>,
-        "ttas" => run::<OursPair<wl::Ttas>>,
-        "ttas-yield" => run::<OursPair<wl::TtasYield>>,
-        "futex" => run::<OursPair<wl::Futex>>,
-        "mutex" => run::<OursPair<wl::RawMutex>>,
+        "hemlock" => run::<Ours<wl::Hemlock>>,
+        "hemlock-park" => run::<Ours<wl::HemlockPark>>,
+        "hemlock-overlap" => run::<Ours<wl::HemlockOverlap>>,
+        "hemlock-overlap-park" => run::<Ours<wl::HemlockOverlapPark>>,
+        "hemlock-ah" => run::<Ours<wl::HemlockAh>>,
+        "hemlock-ah-park" => run::<Ours<wl::HemlockAhPark>>,
+        "mcs" => run::<Ours<wl::Mcs>>,
+        "mcs-park" => run::<Ours<wl::McsPark>>,
+        "clh" => run::<Ours<wl::Clh>>,
+        "clh-park" => run::<Ours<wl::ClhPark>>,
+        "ticket" => run::<Ours<wl::Ticket>>,
+        "ticket-park" => run::<Ours<wl::TicketPark>>,
+        "tas" => run::<Ours<wl::Tas>>,
+        "ttas" => run::<Ours<wl::Ttas>>,
+        "ttas-yield" => run::<Ours<wl::TtasYield>>,
+        "futex" => run::<Ours<wl::Futex>>,
+        "mutex" => run::<OursPair<wl::RequeueCondvar>>,
         _ => return None,
     })
 }
