@@ -14,8 +14,12 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// The environment variable naming the allocator of a harness process.
 pub const ALLOCATOR_VAR: &str = "WELLTEMPERED_ALLOCATOR";
 
-/// The allocators a process can choose, by name.
+/// The allocators a process can choose, by name: the C allocators are built on Linux only.
+#[cfg(target_os = "linux")]
 pub const ALLOCATORS: &[&str] = &["system", "mimalloc", "jemalloc"];
+/// The allocators a process can choose, by name: the C allocators are built on Linux only.
+#[cfg(not(target_os = "linux"))]
+pub const ALLOCATORS: &[&str] = &["system"];
 
 const UNSET: u8 = 0;
 const SYSTEM: u8 = 1;
@@ -39,8 +43,8 @@ fn read_choice() -> u8 {
     }
     // SAFETY: non-null, NUL-terminated (getenv's contract).
     match unsafe { std::ffi::CStr::from_ptr(value) }.to_bytes() {
-        b"mimalloc" => MIMALLOC,
-        b"jemalloc" => JEMALLOC,
+        b"mimalloc" if cfg!(target_os = "linux") => MIMALLOC,
+        b"jemalloc" if cfg!(target_os = "linux") => JEMALLOC,
         _ => SYSTEM,
     }
 }
@@ -69,6 +73,7 @@ pub fn current() -> &'static str {
     }
 }
 
+#[cfg(target_os = "linux")]
 macro_rules! dispatch {
     ($method:ident($($arg:expr),*)) => {
         match choice() {
@@ -80,6 +85,15 @@ macro_rules! dispatch {
             // SAFETY: as above.
             _ => unsafe { System.$method($($arg),*) },
         }
+    };
+}
+
+#[cfg(not(target_os = "linux"))]
+macro_rules! dispatch {
+    ($method:ident($($arg:expr),*)) => {
+        // SAFETY: the caller upholds `GlobalAlloc`'s contract, which we pass on unchanged to
+        // the system allocator, the only one here.
+        unsafe { System.$method($($arg),*) }
     };
 }
 
@@ -104,13 +118,21 @@ unsafe impl GlobalAlloc for Selected {
     }
 }
 
-/// Resident memory of this process, KiB (`/proc/self/statm`); `None` where unreadable.
+/// Resident memory of this process, KiB (`/proc/self/statm`); `None` where unreadable (and
+/// off Linux).
+#[cfg(target_os = "linux")]
 pub fn resident_kib() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
     // SAFETY: sysconf has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     Some(pages * page.max(1) as u64 / 1024)
+}
+
+/// Resident memory of this process: not read off Linux.
+#[cfg(not(target_os = "linux"))]
+pub fn resident_kib() -> Option<u64> {
+    None
 }
 
 #[cfg(test)]
@@ -121,8 +143,10 @@ mod tests {
     fn the_test_process_uses_the_system_allocator_and_reads_its_rss() {
         // Tests run on the system allocator (`Selected` is only the binary's).
         assert!(ALLOCATORS.contains(&current()));
-        let kib = resident_kib().unwrap();
-        assert!(kib > 0);
+        if cfg!(target_os = "linux") {
+            let kib = resident_kib().unwrap();
+            assert!(kib > 0);
+        }
     }
 
     #[test]

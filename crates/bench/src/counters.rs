@@ -6,10 +6,20 @@
 //! afterwards are counted too, and read with `time_enabled`/`time_running` so that a multiplexed
 //! count is scaled up to the whole run. Where the machine has no PMU (virtual machines often have
 //! none) `perf_event_open` fails and the figure is `None`: "n/a" in tables, `null` in JSON, never
-//! a zero.
+//! a zero. Off Linux there are no hardware counts, and on Windows no `getrusage`: CPU time and
+//! context switches read as zero there.
 
 use serde::{Deserialize, Serialize};
+#[cfg(target_os = "linux")]
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+/// An open hardware event: a perf file descriptor on Linux; elsewhere none can be opened.
+#[cfg(target_os = "linux")]
+type Event = OwnedFd;
+/// An open hardware event: a perf file descriptor on Linux; elsewhere none can be opened.
+#[cfg(not(target_os = "linux"))]
+#[derive(Debug)]
+enum Event {}
 
 /// Process-wide resource usage at one instant (all threads, including finished ones).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -24,10 +34,18 @@ pub struct Rusage {
 
 impl Rusage {
     /// The usage of the whole process now.
+    #[cfg(unix)]
     pub fn now() -> Self {
         Self::of(libc::RUSAGE_SELF)
     }
 
+    /// The usage of the whole process now: not read on this platform.
+    #[cfg(not(unix))]
+    pub fn now() -> Self {
+        Self::default()
+    }
+
+    #[cfg(unix)]
     fn of(who: libc::c_int) -> Self {
         if cfg!(miri) {
             return Self::default();
@@ -51,7 +69,10 @@ impl Rusage {
     /// The usage of every child process this process has waited for, so far (the figures of a
     /// child run are the difference across its `wait`).
     pub fn children_now() -> Self {
-        Self::of(libc::RUSAGE_CHILDREN)
+        #[cfg(unix)]
+        return Self::of(libc::RUSAGE_CHILDREN);
+        #[cfg(not(unix))]
+        Self::default()
     }
 
     /// The usage between `earlier` and `self`.
@@ -104,8 +125,16 @@ pub fn fmt_opt(x: Option<f64>, precision: usize) -> String {
     }
 }
 
+/// The argument type of a perf `ioctl` request.
+#[cfg(target_os = "linux")]
+type Request = libc::c_ulong;
+/// The argument type of a perf `ioctl` request (unused here).
+#[cfg(not(target_os = "linux"))]
+type Request = u64;
+
 /// `struct perf_event_attr` up to `config1` (`PERF_ATTR_SIZE_VER0`, 64 bytes); the kernel treats
 /// the fields after `size` as zero.
+#[cfg(target_os = "linux")]
 #[repr(C)]
 #[derive(Default)]
 struct PerfEventAttr {
@@ -121,23 +150,39 @@ struct PerfEventAttr {
     config1: u64,
 }
 
+#[cfg(target_os = "linux")]
 const PERF_TYPE_HARDWARE: u32 = 0;
 const PERF_COUNT_HW_CPU_CYCLES: u64 = 0;
 const PERF_COUNT_HW_INSTRUCTIONS: u64 = 1;
 const PERF_COUNT_HW_CACHE_MISSES: u64 = 3;
+#[cfg(target_os = "linux")]
 const PERF_FORMAT_TOTAL_TIME_ENABLED: u64 = 1;
+#[cfg(target_os = "linux")]
 const PERF_FORMAT_TOTAL_TIME_RUNNING: u64 = 2;
+#[cfg(target_os = "linux")]
 const FLAG_DISABLED: u64 = 1;
+#[cfg(target_os = "linux")]
 const FLAG_INHERIT: u64 = 1 << 1;
+#[cfg(target_os = "linux")]
 const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
+#[cfg(target_os = "linux")]
 const FLAG_EXCLUDE_HV: u64 = 1 << 6;
-const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
+#[cfg(target_os = "linux")]
+const PERF_FLAG_FD_CLOEXEC: Request = 8;
 /// `_IO('$', 0)` and `_IO('$', 1)`: applied to an inherited event they reach its children too.
-const PERF_EVENT_IOC_ENABLE: libc::c_ulong = 0x2400;
-const PERF_EVENT_IOC_DISABLE: libc::c_ulong = 0x2401;
+const PERF_EVENT_IOC_ENABLE: Request = 0x2400;
+const PERF_EVENT_IOC_DISABLE: Request = 0x2401;
 
 /// Opens one hardware event counting the calling thread and the threads it spawns later.
-fn open_event(config: u64) -> Option<OwnedFd> {
+#[cfg(not(target_os = "linux"))]
+fn open_event(config: u64) -> Option<Event> {
+    let _ = config;
+    None
+}
+
+/// Opens one hardware event counting the calling thread and the threads it spawns later.
+#[cfg(target_os = "linux")]
+fn open_event(config: u64) -> Option<Event> {
     if cfg!(miri) {
         return None;
     }
@@ -171,7 +216,20 @@ fn open_event(config: u64) -> Option<OwnedFd> {
 }
 
 /// Enables or disables one event (and its inherited children).
-fn ioctl_event(fd: &OwnedFd, request: libc::c_ulong) {
+#[cfg(not(target_os = "linux"))]
+fn ioctl_event(fd: &Event, _request: Request) {
+    match *fd {}
+}
+
+/// Reads an event: none exist here.
+#[cfg(not(target_os = "linux"))]
+fn read_event(fd: &Event) -> Option<f64> {
+    match *fd {}
+}
+
+/// Enables or disables one event (and its inherited children).
+#[cfg(target_os = "linux")]
+fn ioctl_event(fd: &OwnedFd, request: Request) {
     // SAFETY: `fd` is an open perf event; these requests take no argument pointer.
     unsafe {
         libc::ioctl(fd.as_raw_fd(), request as _, 0);
@@ -179,6 +237,7 @@ fn ioctl_event(fd: &OwnedFd, request: libc::c_ulong) {
 }
 
 /// Reads `{value, time_enabled, time_running}` from an event and scales it.
+#[cfg(target_os = "linux")]
 fn read_event(fd: &OwnedFd) -> Option<f64> {
     let mut buf = [0u64; 3];
     // SAFETY: `buf` is writable for exactly the number of bytes passed; `fd` is an open event.
@@ -198,9 +257,9 @@ fn read_event(fd: &OwnedFd) -> Option<f64> {
 /// The three hardware events of one run, opened before the workers are spawned.
 #[derive(Debug)]
 pub struct HwCounters {
-    cycles: Option<OwnedFd>,
-    instructions: Option<OwnedFd>,
-    cache_misses: Option<OwnedFd>,
+    cycles: Option<Event>,
+    instructions: Option<Event>,
+    cache_misses: Option<Event>,
 }
 
 impl HwCounters {
@@ -214,7 +273,7 @@ impl HwCounters {
         }
     }
 
-    fn each(&self, f: impl Fn(&OwnedFd)) {
+    fn each(&self, f: impl Fn(&Event)) {
         for fd in [&self.cycles, &self.instructions, &self.cache_misses]
             .into_iter()
             .flatten()

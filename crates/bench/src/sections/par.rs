@@ -115,7 +115,8 @@ impl Construct {
         }
     }
 
-    /// The code of the construct in `c/omp_kernels.c`.
+    /// The code of the construct in `c/omp_kernels.c` (used where libgomp is built in).
+    #[cfg_attr(not(wt_libgomp), allow(dead_code))]
     fn c_code(self) -> i32 {
         Construct::ALL
             .iter()

@@ -122,7 +122,16 @@ fn one_thread<F: Flavor>(spec: &Spec) -> Result<Sample> {
     })
 }
 
+/// CPU time of the calling thread: not read on this platform.
+#[cfg(not(unix))]
+fn thread_cpu() -> Result<Duration> {
+    Err(Error::new(
+        "the CPU time of a thread is read with clock_gettime, on Unix only",
+    ))
+}
+
 /// CPU time of the calling thread.
+#[cfg(unix)]
 fn thread_cpu() -> Result<Duration> {
     let mut ts = libc::timespec {
         tv_sec: 0,

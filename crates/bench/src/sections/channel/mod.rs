@@ -988,7 +988,16 @@ fn verify(channel: &str, sent: &[u64], seen: &[Seen]) -> Result<()> {
     Ok(())
 }
 
+/// Pins the calling thread to the first CPU this process may run on: Linux only.
+#[cfg(not(target_os = "linux"))]
+fn pin_to_first_cpu() -> Result<()> {
+    Err(Error::new(
+        "pinning a thread to a CPU is implemented on Linux only (sched_setaffinity)",
+    ))
+}
+
 /// Pins the calling thread to the first CPU this process may run on.
+#[cfg(target_os = "linux")]
 fn pin_to_first_cpu() -> Result<()> {
     // SAFETY: cpu_set_t is a plain bit array, for which all zeroes is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
