@@ -1,0 +1,915 @@
+//! Field facts ([`Fields`]): which private fields of which structs hold a handle that stays one
+//! handle used by one thread at a time, which structs are `Clone`, shared, or not `Sync`, and
+//! the types of locals; gathered crate-wide by the [`FieldScan`] pass.
+
+use super::*;
+
+/// The crate's structs and how their fields are used, for handles stored in a field: such a
+/// handle stays a single handle, used by one thread at a time, when its field is private, its
+/// struct is not `Clone`, and every access to a field of that name anywhere in the crate is
+/// `self.f.send(..)`-like (a channel operation, possibly through `as_ref`/`unwrap`/`lock`) in a
+/// method taking `self` by value or `&mut self`, outside closures.
+#[derive(Default)]
+pub(super) struct Fields {
+    /// Struct name -> (private field names, or indices of a tuple struct; derives `Clone`), one
+    /// entry per definition.
+    pub(super) structs: HashMap<String, Vec<(HashSet<String>, bool)>>,
+    /// Structs declared `pub` (their public methods may run any number of times).
+    pub(super) public: HashSet<String>,
+    /// Types with an `impl Clone` (or `Copy`).
+    pub(super) cloned: HashSet<String>,
+    /// Field names with an access of any other form, or named in a macro.
+    pub(super) escaping: HashSet<String>,
+    /// Field names operated on in place through `&self` or another binding than `self`
+    /// (confined only for a handle that is not `Sync`, in a crate without `unsafe impl Sync`:
+    /// then no shared reference to its holder reaches another thread).
+    pub(super) by_ref: HashSet<String>,
+    /// Types with an `unsafe impl Sync`.
+    pub(super) sync: HashSet<String>,
+    /// Structs and enums of the crate: name, file, the types of their fields.
+    pub(super) defs: Vec<(String, usize, Vec<syn::Type>)>,
+    /// Tuple structs of the crate.
+    pub(super) tuple_structs: HashSet<String>,
+    /// (enum, variant) of the crate's variants with named fields.
+    pub(super) struct_variants: HashSet<(String, String)>,
+    /// Struct patterns: the path's segments and a field they bind.
+    pub(super) pat_fields: Vec<(Vec<String>, String)>,
+    /// (struct, field name or index) -> the field's declared type.
+    pub(super) field_types: HashMap<(String, String), syn::Type>,
+    /// Structs and enums that are not `Sync` by their fields (a std receiver, `Cell`, `RefCell`,
+    /// `Rc`, a raw pointer, or such a type of the crate, not behind a `Mutex`/`RwLock`).
+    pub(super) not_sync: HashSet<String>,
+    /// Tuple variant name -> (its enum, whether the enum derives `Clone`, whether it is `pub`),
+    /// one entry per definition.
+    pub(super) variants: HashMap<String, Vec<(String, bool, bool)>>,
+    /// (variant, position) bound by a pattern other than a `match` arm that only operates on it
+    /// in place (or ignores it).
+    pub(super) variant_escaping: HashSet<(String, usize)>,
+    /// (struct, field) -> a method of that struct that clones the field into a value it keeps
+    /// or hands on (`self.f.clone()` not only operated on): callable any number of times.
+    pub(super) cloned_by: HashMap<(String, String), String>,
+    /// Types put behind an `Arc`/`Rc` or into a static somewhere in the crate (a holder that
+    /// can be shared: each clone of it is one more holder of the handle).
+    pub(super) shared: HashSet<String>,
+    /// Whether something of a type the scan cannot tell is put behind an `Arc`/`Rc`.
+    pub(super) unknown_shared: bool,
+    /// Crate-wide: local and parameter names -> the types they are bound to (`None`: unknown).
+    /// (`Err`: bound to another local's value.)
+    pub(super) locals: HashMap<String, Vec<Result<Option<String>, String>>>,
+    /// Local names put behind an `Arc`/`Rc`.
+    pub(super) arc_vars: HashSet<String>,
+}
+
+impl Fields {
+    /// Resolves the names put behind an `Arc`/`Rc` once every binding is known.
+    pub(super) fn resolve_shared(&mut self) {
+        let mut todo: Vec<String> = std::mem::take(&mut self.arc_vars).into_iter().collect();
+        let mut seen = HashSet::new();
+        while let Some(v) = todo.pop() {
+            if !seen.insert(v.clone()) {
+                continue;
+            }
+            match self.locals.get(&v) {
+                None => self.unknown_shared = true,
+                Some(tys) => {
+                    for t in tys {
+                        match t {
+                            Ok(Some(t)) => {
+                                self.shared.insert(t.clone());
+                            }
+                            Ok(None) => self.unknown_shared = true,
+                            Err(w) => todo.push(w.clone()),
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The type a pattern's binding or an expression has, as far as it can be read off the syntax
+/// (`S { .. }`, `S::new(..)`, `Mutex::new(S { .. })`, an annotation): the last segment's name.
+pub(super) fn type_name(t: &syn::Type) -> Option<String> {
+    match t {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Type::Reference(r) => type_name(&r.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        _ => None,
+    }
+}
+
+/// Every type name mentioned in `t` (generic arguments included).
+pub(super) fn type_idents(t: &syn::Type, out: &mut HashSet<String>) {
+    struct TypeIdents<'o>(&'o mut HashSet<String>);
+    impl<'a> Visit<'a> for TypeIdents<'_> {
+        fn visit_path_segment(&mut self, s: &'a syn::PathSegment) {
+            self.0.insert(s.ident.to_string());
+            syn::visit::visit_path_segment(self, s);
+        }
+    }
+    TypeIdents(out).visit_type(t);
+}
+
+impl Fields {
+    /// Whether field `field` of struct `name` is declared to hold an `FnOnce` (and no `Fn` or
+    /// `FnMut`): a closure stored there runs at most once.
+    pub(super) fn holds_fn_once(&self, name: &str, field: &str) -> bool {
+        let Some(t) = self.field_types.get(&(name.to_string(), field.to_string())) else {
+            return false;
+        };
+        let mut ids = HashSet::new();
+        type_idents(t, &mut ids);
+        ids.contains("FnOnce") && !ids.contains("Fn") && !ids.contains("FnMut")
+    }
+
+    /// Whether a handle moved into field `field` of a struct named `name` stays confined.
+    pub(super) fn confined(&self, name: &str, field: &str, not_sync: bool) -> bool {
+        let not_sync = not_sync || self.not_sync.contains(name);
+        let typed = format!("{name}::{field}");
+        let by_ref = self.by_ref.contains(field) || self.by_ref.contains(&typed);
+        (!by_ref || (not_sync && self.sync.is_empty()))
+            && !self.escaping.contains(&typed)
+            && self.confined_exclusive(name, field)
+    }
+
+    /// Computes [`Fields::not_sync`] (a fixpoint over the crate's types).
+    pub(super) fn resolve_not_sync(&mut self, imports: &[Imports]) {
+        fn not_sync(
+            t: &syn::Type,
+            file: usize,
+            imports: &[Imports],
+            known: &HashSet<String>,
+        ) -> bool {
+            match t {
+                syn::Type::Ptr(_) => true,
+                syn::Type::Reference(r) => not_sync(&r.elem, file, imports, known),
+                syn::Type::Paren(p) => not_sync(&p.elem, file, imports, known),
+                syn::Type::Array(a) => not_sync(&a.elem, file, imports, known),
+                syn::Type::Slice(a) => not_sync(&a.elem, file, imports, known),
+                syn::Type::Tuple(tu) => tu.elems.iter().any(|e| not_sync(e, file, imports, known)),
+                syn::Type::Path(p) => {
+                    let Some(last) = p.path.segments.last() else {
+                        return false;
+                    };
+                    let l = last.ident.to_string();
+                    if matches!(l.as_str(), "Mutex" | "RwLock") {
+                        return false;
+                    }
+                    let canon = imports[file].canonical(&p.path);
+                    // std's (not a type of the crate named alike), by its real name: with
+                    // `use std::sync::Arc as Rc`, an `Rc` field is an `Arc`.
+                    if matches!(
+                        canon.last().map(String::as_str),
+                        Some("Cell" | "RefCell" | "Rc" | "UnsafeCell")
+                    ) && matches!(
+                        canon.first().map(String::as_str),
+                        Some("std" | "core" | "alloc")
+                    ) {
+                        return true;
+                    }
+                    if canon == ["std", "sync", "mpsc", "Receiver"] {
+                        return true;
+                    }
+                    // A type of the crate, not an import of the same name from elsewhere.
+                    if p.path.segments.len() == 1
+                        && known.contains(&l)
+                        && (canon.len() == 1
+                            || matches!(canon[0].as_str(), "crate" | "self" | "super"))
+                    {
+                        return true;
+                    }
+                    match &last.arguments {
+                        syn::PathArguments::AngleBracketed(a) => a.args.iter().any(|g| {
+                            matches!(g, syn::GenericArgument::Type(t)
+                                if not_sync(t, file, imports, known))
+                        }),
+                        _ => false,
+                    }
+                }
+                _ => false,
+            }
+        }
+        loop {
+            let mut changed = false;
+            for (name, file, tys) in &self.defs {
+                if !self.not_sync.contains(name)
+                    && tys
+                        .iter()
+                        .any(|t| not_sync(t, *file, imports, &self.not_sync))
+                {
+                    self.not_sync.insert(name.clone());
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // A name defined twice may be the other definition.
+        let mut count: HashMap<&String, usize> = HashMap::new();
+        for (n, _, _) in &self.defs {
+            *count.entry(n).or_default() += 1;
+        }
+        let twice: Vec<String> = count
+            .into_iter()
+            .filter(|(_, c)| *c > 1)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for n in twice {
+            self.not_sync.remove(&n);
+        }
+    }
+
+    /// Whether a handle moved into position `k` of tuple variant `path` (`E::V` or `V`) stays one
+    /// handle: a private enum that is not `Clone` nor shared, whose every pattern for that
+    /// position is a `match` arm that only operates on the binding in place.
+    pub(super) fn variant_confined(&self, path: &syn::Path, k: usize) -> bool {
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let Some(v) = segs.last() else { return false };
+        let Some([(e, derives_clone, public)]) = self.variants.get(v).map(Vec::as_slice) else {
+            return false;
+        };
+        (segs.len() == 1 || (segs.len() == 2 && &segs[0] == e))
+            && !derives_clone
+            && !public
+            && !self.cloned.contains(e)
+            && !self.shared.contains(e)
+            && !self.unknown_shared
+            && !self.variant_escaping.contains(&(v.clone(), k))
+    }
+
+    pub(super) fn confined_exclusive(&self, name: &str, field: &str) -> bool {
+        matches!(self.structs.get(name).map(Vec::as_slice), Some([(private, derives_clone)])
+            if !derives_clone && private.contains(field))
+            && !self.cloned.contains(name)
+            && !self.escaping.contains(field)
+            && !self.shared.contains(name)
+            && !self.unknown_shared
+            && !self.pat_fields.iter().any(|(segs, f)| {
+                f == field
+                    && match segs.as_slice() {
+                        // A variant of an enum of the crate is not the struct.
+                        [.., e, v] => !self.struct_variants.contains(&(e.clone(), v.clone())),
+                        // Another struct of the crate, or a variant, is not the struct.
+                        [n] => {
+                            n == name
+                                || !(self.structs.contains_key(n)
+                                    || self.struct_variants.iter().any(|(_, v)| v == n))
+                        }
+                        [] => true,
+                    }
+            })
+    }
+}
+
+/// Whether the attributes derive `Clone` or `Copy`.
+pub(super) fn derives_clone(attrs: &[syn::Attribute]) -> bool {
+    // `derive(..)`, or a `cfg_attr(.., derive(..))` that may apply.
+    attrs.iter().any(|a| {
+        (a.path().is_ident("derive") || a.path().is_ident("cfg_attr"))
+            && a.meta.require_list().is_ok_and(|l| {
+                mentions_tokens(
+                    &l.tokens,
+                    &HashSet::from(["Clone".to_string(), "Copy".to_string()]),
+                )
+            })
+    })
+}
+
+/// Channel constructors' names (the bindings of `let (tx, rx) = channel()` are handles).
+pub(super) const CHANNEL_FNS: &[&str] = &["channel", "sync_channel", "unbounded", "bounded"];
+
+/// Types whose values hold values of other types.
+pub(super) const CONTAINERS: &[&str] = &[
+    "Vec",
+    "VecDeque",
+    "LinkedList",
+    "BinaryHeap",
+    "HashMap",
+    "BTreeMap",
+    "HashSet",
+    "BTreeSet",
+    "Option",
+    "Box",
+    "Result",
+];
+
+/// Channel operations that use a handle in place.
+pub(super) const IN_PLACE: &[&str] = &[
+    "send",
+    "try_send",
+    "send_timeout",
+    "send_deadline",
+    "recv",
+    "try_recv",
+    "recv_timeout",
+    "recv_deadline",
+    "len",
+    "is_empty",
+    "is_full",
+    "capacity",
+];
+
+/// Accessors through which a field may reach an in-place operation.
+pub(super) const THROUGH: &[&str] = &[
+    "as_ref",
+    "as_mut",
+    "unwrap",
+    "expect",
+    "lock",
+    "borrow",
+    "borrow_mut",
+    "get_mut",
+];
+
+pub(super) fn member_name(m: &syn::Member) -> String {
+    match m {
+        syn::Member::Named(i) => i.to_string(),
+        syn::Member::Unnamed(i) => i.index.to_string(),
+    }
+}
+
+/// Finds the field accesses that are not confined (see [`Fields`]).
+pub(super) struct FieldScan<'f, 'a> {
+    pub(super) fields: &'f mut Fields,
+    pub(super) fns: &'f HashMap<String, Vec<FnDef<'a>>>,
+    /// Whether the enclosing function takes `self` by value or `&mut self`.
+    pub(super) exclusive: bool,
+    /// Whether it takes `&self`.
+    pub(super) by_ref: bool,
+    /// Type parameters in scope (a value of such a type may be any struct).
+    pub(super) generics: Vec<String>,
+    /// `Arc::new(..)` calls initialising a struct field: the field's declared type names what
+    /// is shared.
+    pub(super) typed: HashSet<*const syn::ExprCall>,
+    /// Tuple-variant patterns of `match` arms, with the positions whose binding the arm only
+    /// operates on in place (or ignores).
+    pub(super) arms: HashMap<*const syn::PatTupleStruct, Vec<bool>>,
+    pub(super) file: usize,
+    pub(super) closures: usize,
+    pub(super) ok: HashSet<*const syn::ExprField>,
+    /// The `impl`'s self type, whether the impl is of a trait, and the method being scanned
+    /// (when it is callable from outside the crate: `pub`, or of a trait impl).
+    pub(super) owner: Option<String>,
+    pub(super) trait_impl: bool,
+    pub(super) method: Option<String>,
+    /// `self.f.clone()` calls that are only the receiver of another method call.
+    pub(super) immediate: HashSet<*const syn::ExprMethodCall>,
+}
+
+/// The in-place receiver of a channel operation: `x` in `x.send(..)`, `x.as_ref().unwrap().recv()`.
+pub(super) fn in_place_receiver(mc: &syn::ExprMethodCall) -> Option<&syn::Expr> {
+    if !IN_PLACE.contains(&mc.method.to_string().as_str()) {
+        return None;
+    }
+    let mut r = &*mc.receiver;
+    loop {
+        match r {
+            syn::Expr::MethodCall(m)
+                if m.args.is_empty() && THROUGH.contains(&m.method.to_string().as_str()) =>
+            {
+                r = &m.receiver;
+            }
+            syn::Expr::Paren(p) => r = &p.expr,
+            _ => return Some(r),
+        }
+    }
+}
+
+/// Whether parameter `name` is used in `body` only as the in-place receiver of channel
+/// operations, outside closures and macros.
+pub(super) fn param_in_place(body: &syn::Block, name: &str) -> bool {
+    struct ParamUses<'n> {
+        name: &'n str,
+        closures: usize,
+        ok: HashSet<*const syn::ExprPath>,
+        bad: bool,
+    }
+    impl<'a> Visit<'a> for ParamUses<'_> {
+        fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+            self.closures += 1;
+            syn::visit::visit_expr_closure(self, c);
+            self.closures -= 1;
+        }
+        fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
+            self.closures += 1;
+            syn::visit::visit_expr_async(self, a);
+            self.closures -= 1;
+        }
+        fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+            if let Some(syn::Expr::Path(p)) = in_place_receiver(mc) {
+                self.ok.insert(p as *const _);
+            }
+            syn::visit::visit_expr_method_call(self, mc);
+        }
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if p.path.is_ident(self.name)
+                && (self.closures > 0 || !self.ok.contains(&(p as *const _)))
+            {
+                self.bad = true;
+            }
+        }
+        fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
+            // A rebinding of the name: give up rather than track scopes.
+            if i.ident == self.name {
+                self.bad = true;
+            }
+            syn::visit::visit_pat_ident(self, i);
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            if mentions_tokens(&m.tokens, &HashSet::from([self.name.to_string()])) {
+                self.bad = true;
+            }
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut v = ParamUses {
+        name,
+        closures: 0,
+        ok: HashSet::new(),
+        bad: false,
+    };
+    v.visit_block(body);
+    !v.bad
+}
+
+impl FieldScan<'_, '_> {
+    /// The type of `e` as far as the syntax tells (`Err` with a local's name to resolve later).
+    pub(super) fn guess(&self, e: &syn::Expr) -> Result<Option<String>, String> {
+        let seg = |p: &syn::Path, i: usize| -> Option<String> {
+            let n = p.segments.len();
+            let s = p.segments.iter().nth(n.checked_sub(i)?)?.ident.to_string();
+            if s == "Self" {
+                self.owner.clone()
+            } else {
+                Some(s)
+            }
+        };
+        match e {
+            syn::Expr::Struct(s) => Ok(seg(&s.path, 1)),
+            syn::Expr::Paren(p) => self.guess(&p.expr),
+            syn::Expr::Reference(r) => self.guess(&r.expr),
+            syn::Expr::Lit(_) => Ok(Some(String::new())),
+            syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
+                self.guess(&m.receiver)
+            }
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(p) = &*c.func else {
+                    return Ok(None);
+                };
+                let outer = seg(&p.path, 2);
+                if c.args.len() == 1
+                    && matches!(
+                        outer.as_deref(),
+                        Some("Mutex" | "RwLock" | "RefCell" | "Cell" | "Box" | "Some")
+                    )
+                {
+                    return self.guess(&c.args[0]);
+                }
+                if p.path.segments.len() == 1 {
+                    return Ok(seg(&p.path, 1).filter(|s| s.starts_with(char::is_uppercase)));
+                }
+                Ok(outer.filter(|s| s.starts_with(char::is_uppercase)))
+            }
+            syn::Expr::Path(p) => match p.path.get_ident() {
+                Some(i) => Err(i.to_string()),
+                None => Ok(None),
+            },
+            _ => Ok(None),
+        }
+    }
+
+    /// Records the type of `e`, put behind an `Arc`/`Rc`.
+    pub(super) fn share(&mut self, e: &syn::Expr) {
+        match e {
+            syn::Expr::Tuple(t) => {
+                for x in &t.elems {
+                    self.share(x);
+                }
+            }
+            syn::Expr::Path(p) if p.path.is_ident("self") => match &self.owner {
+                Some(o) => {
+                    self.fields.shared.insert(o.clone());
+                }
+                None => self.fields.unknown_shared = true,
+            },
+            syn::Expr::Struct(s) => {
+                for seg in &s.path.segments {
+                    self.fields.shared.insert(seg.ident.to_string());
+                }
+                if let Ok(Some(t)) = self.guess(e) {
+                    self.fields.shared.insert(t);
+                }
+            }
+            _ => match self.guess(e) {
+                // A container's element type is not read off the syntax.
+                Ok(Some(t)) if !self.generics.contains(&t) && !CONTAINERS.contains(&t.as_str()) => {
+                    self.fields.shared.insert(t);
+                }
+                Ok(_) => self.fields.unknown_shared = true,
+                Err(v) => {
+                    self.fields.arc_vars.insert(v);
+                }
+            },
+        }
+    }
+
+    pub(super) fn bind(
+        &mut self,
+        pat: &syn::Pat,
+        ty: Option<&syn::Type>,
+        init: Option<&syn::Expr>,
+    ) {
+        // `let (tx, rx) = channel()`: channel handles, not structs of the crate.
+        if let syn::Pat::Tuple(t) = unwrap_pat(pat)
+            && let Some(syn::Expr::Call(c)) = init
+            && last_seg(&c.func).is_some_and(|l| CHANNEL_FNS.contains(&l.as_str()))
+        {
+            for e in &t.elems {
+                if let Some(n) = pat_ident(e) {
+                    self.fields
+                        .locals
+                        .entry(n)
+                        .or_default()
+                        .push(Ok(Some(String::new())));
+                }
+            }
+            return;
+        }
+        let Some(n) = pat_ident(pat) else { return };
+        let ty = match (ty.and_then(type_name), init.map(|e| self.guess(e))) {
+            (Some(t), _) => Ok(Some(t)),
+            (None, Some(Ok(t))) => Ok(t),
+            (None, Some(Err(w))) => Err(w),
+            (None, None) => Ok(None),
+        }
+        .map(|t| t.filter(|t| !self.generics.contains(t)));
+        self.fields.locals.entry(n).or_default().push(ty);
+    }
+}
+
+impl<'a> Visit<'a> for FieldScan<'_, '_> {
+    fn visit_generics(&mut self, g: &'a syn::Generics) {
+        // Pushed for the rest of the item: popped by the item visitors below.
+        for p in g.type_params() {
+            self.generics.push(p.ident.to_string());
+        }
+        syn::visit::visit_generics(self, g);
+    }
+    fn visit_item(&mut self, i: &'a syn::Item) {
+        let n = self.generics.len();
+        syn::visit::visit_item(self, i);
+        self.generics.truncate(n);
+    }
+    fn visit_impl_item(&mut self, i: &'a syn::ImplItem) {
+        let n = self.generics.len();
+        syn::visit::visit_impl_item(self, i);
+        self.generics.truncate(n);
+    }
+    fn visit_trait_item(&mut self, i: &'a syn::TraitItem) {
+        let n = self.generics.len();
+        syn::visit::visit_trait_item(self, i);
+        self.generics.truncate(n);
+    }
+    fn visit_local(&mut self, l: &'a syn::Local) {
+        let ty = match &l.pat {
+            syn::Pat::Type(t) => Some(&*t.ty),
+            _ => None,
+        };
+        // An annotated binding: its type (or the alias's definition) names what is shared.
+        if ty.is_some()
+            && let Some(i) = &l.init
+            && let syn::Expr::Call(c) = &*i.expr
+        {
+            self.typed.insert(c as *const _);
+        }
+        self.bind(&l.pat, ty, l.init.as_ref().map(|i| &*i.expr));
+        syn::visit::visit_local(self, l);
+    }
+    fn visit_fn_arg(&mut self, a: &'a syn::FnArg) {
+        if let syn::FnArg::Typed(t) = a {
+            self.bind(&t.pat, Some(&t.ty), None);
+        }
+        syn::visit::visit_fn_arg(self, a);
+    }
+    fn visit_type_path(&mut self, t: &'a syn::TypePath) {
+        if let Some(l) = t.path.segments.last()
+            && (l.ident == "Arc" || l.ident == "Rc")
+            && let syn::PathArguments::AngleBracketed(a) = &l.arguments
+        {
+            for g in &a.args {
+                if let syn::GenericArgument::Type(ty) = g {
+                    type_idents(ty, &mut self.fields.shared);
+                }
+            }
+        }
+        syn::visit::visit_type_path(self, t);
+    }
+    fn visit_item_static(&mut self, i: &'a syn::ItemStatic) {
+        type_idents(&i.ty, &mut self.fields.shared);
+        syn::visit::visit_item_static(self, i);
+    }
+    fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
+        // `self.f = None`: drops the handle in place.
+        if let syn::Expr::Field(f) = &*a.left {
+            self.ok.insert(f as *const _);
+        }
+        syn::visit::visit_expr_assign(self, a);
+    }
+    fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
+        for f in &s.fields {
+            if let syn::Expr::Call(c) = &f.expr {
+                self.typed.insert(c as *const _);
+            }
+        }
+        syn::visit::visit_expr_struct(self, s);
+    }
+    fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func
+            && p.path.segments.len() >= 2
+            && let [.., a, b] = p.path.segments.iter().collect::<Vec<_>>().as_slice()
+            && (a.ident == "Arc" || a.ident == "Rc")
+            && b.ident != "clone"
+            && !self.typed.contains(&(c as *const _))
+        {
+            for arg in &c.args {
+                self.share(arg);
+            }
+        }
+        // `&self.f` lent to a free function of the crate that only operates on it in place.
+        if let syn::Expr::Path(p) = &*c.func
+            && let Some(g) = p.path.get_ident()
+            && let Some(defs) = self.fns.get(&g.to_string())
+            && let [def] = defs
+                .iter()
+                .filter(|d| d.owner.is_none())
+                .collect::<Vec<_>>()
+                .as_slice()
+        {
+            for (i, a) in c.args.iter().enumerate() {
+                if let syn::Expr::Reference(r) = a
+                    && r.mutability.is_none()
+                    && let syn::Expr::Field(f) = &*r.expr
+                    && let Some(syn::FnArg::Typed(t)) = def.sig.inputs.iter().nth(i)
+                    && let Some(n) = pat_ident(&t.pat)
+                    && param_in_place(def.block, &n)
+                {
+                    self.ok.insert(f as *const _);
+                }
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+    fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+        let saved = (
+            std::mem::replace(&mut self.exclusive, false),
+            std::mem::replace(&mut self.by_ref, false),
+            self.closures,
+        );
+        self.closures = 0;
+        syn::visit::visit_item_fn(self, f);
+        (self.exclusive, self.by_ref, self.closures) = saved;
+    }
+    fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
+        let exclusive = matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(r))
+            if matches!(r.kind, syn::ReceiverKind::Value | syn::ReceiverKind::Reference(_, _, Some(_))));
+        let by_ref = matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(r))
+            if matches!(r.kind, syn::ReceiverKind::Reference(_, _, None)));
+        let saved = (
+            std::mem::replace(&mut self.exclusive, exclusive),
+            std::mem::replace(&mut self.by_ref, by_ref),
+            self.closures,
+            std::mem::replace(
+                &mut self.method,
+                (self.trait_impl || !matches!(f.vis, syn::Visibility::Inherited))
+                    .then(|| f.sig.ident.to_string()),
+            ),
+        );
+        self.closures = 0;
+        syn::visit::visit_impl_item_fn(self, f);
+        (self.exclusive, self.by_ref, self.closures, self.method) = saved;
+    }
+    fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
+        let saved = std::mem::replace(&mut self.exclusive, false);
+        syn::visit::visit_trait_item_fn(self, f);
+        self.exclusive = saved;
+    }
+    fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+        self.closures += 1;
+        syn::visit::visit_expr_closure(self, c);
+        self.closures -= 1;
+    }
+    fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
+        self.closures += 1;
+        syn::visit::visit_expr_async(self, a);
+        self.closures -= 1;
+    }
+    fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+        if let syn::Expr::MethodCall(inner) = &*mc.receiver {
+            self.immediate.insert(inner as *const _);
+        }
+        if mc.method == "clone"
+            && mc.args.is_empty()
+            && !self.immediate.contains(&(mc as *const _))
+            && let syn::Expr::Field(f) = &*mc.receiver
+            && matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self"))
+            && let Some(owner) = &self.owner
+            && let Some(m) = &self.method
+        {
+            self.fields
+                .cloned_by
+                .entry((owner.clone(), member_name(&f.member)))
+                .or_insert_with(|| m.clone());
+        }
+        if let Some(syn::Expr::Field(f)) = in_place_receiver(mc) {
+            self.ok.insert(f as *const _);
+        }
+        syn::visit::visit_expr_method_call(self, mc);
+    }
+    fn visit_expr_field(&mut self, f: &'a syn::ExprField) {
+        let on_self = matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self"));
+        let in_place = self.closures == 0 && self.ok.contains(&(f as *const _));
+        // `self.f` in an impl of T is T's field; any other base may be any struct's.
+        let key = match (&self.owner, on_self) {
+            (Some(o), true) => format!("{o}::{}", member_name(&f.member)),
+            _ => member_name(&f.member),
+        };
+        if !in_place {
+            self.fields.escaping.insert(key);
+        } else if !(on_self && self.exclusive) {
+            self.fields.by_ref.insert(key);
+        }
+        syn::visit::visit_expr_field(self, f);
+    }
+    fn visit_pat_struct(&mut self, p: &'a syn::PatStruct) {
+        // Destructuring takes the field out: it escapes for the struct the pattern names.
+        let mut segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        if segs.len() == 1
+            && segs[0] == "Self"
+            && let Some(o) = &self.owner
+        {
+            segs[0] = o.clone();
+        }
+        for f in &p.fields {
+            self.fields
+                .pat_fields
+                .push((segs.clone(), member_name(&f.member)));
+        }
+        syn::visit::visit_pat_struct(self, p);
+    }
+    fn visit_arm(&mut self, a: &'a syn::Arm) {
+        if self.closures == 0
+            && let syn::Pat::TupleStruct(p) = &a.pat
+        {
+            // (An arm with a guard has a `Pat::Guard`: not taken.)
+            let body = syn::Block {
+                brace_token: Default::default(),
+                stmts: vec![syn::Stmt::Expr((*a.body).clone(), None)],
+            };
+            let ok = p
+                .elems
+                .iter()
+                .map(|e| match e {
+                    syn::Pat::Wild(_) => true,
+                    syn::Pat::Ident(i) if i.subpat.is_none() => {
+                        param_in_place(&body, &i.ident.to_string())
+                    }
+                    _ => false,
+                })
+                .collect();
+            self.arms.insert(p as *const _, ok);
+        }
+        syn::visit::visit_arm(self, a);
+    }
+    fn visit_item_enum(&mut self, e: &'a syn::ItemEnum) {
+        let tys = e
+            .variants
+            .iter()
+            .flat_map(|v| v.fields.iter().map(|f| f.ty.clone()))
+            .collect();
+        self.fields.defs.push((e.ident.to_string(), self.file, tys));
+        let derives_clone = derives_clone(&e.attrs);
+        for v in &e.variants {
+            if let syn::Fields::Named(_) = v.fields {
+                self.fields
+                    .struct_variants
+                    .insert((e.ident.to_string(), v.ident.to_string()));
+            }
+            if let syn::Fields::Unnamed(_) = v.fields {
+                self.fields
+                    .variants
+                    .entry(v.ident.to_string())
+                    .or_default()
+                    .push((
+                        e.ident.to_string(),
+                        derives_clone,
+                        !matches!(e.vis, syn::Visibility::Inherited),
+                    ));
+            }
+        }
+        syn::visit::visit_item_enum(self, e);
+    }
+    fn visit_pat_tuple_struct(&mut self, p: &'a syn::PatTupleStruct) {
+        for i in 0..p.elems.len() {
+            self.fields.escaping.insert(i.to_string());
+        }
+        if let Some(v) = p.path.segments.last() {
+            let ok = self.arms.get(&(p as *const _));
+            for k in 0..p.elems.len() {
+                if !ok.is_some_and(|o| o[k]) {
+                    self.fields
+                        .variant_escaping
+                        .insert((v.ident.to_string(), k));
+                }
+            }
+        }
+        syn::visit::visit_pat_tuple_struct(self, p);
+    }
+    fn visit_macro(&mut self, m: &'a syn::Macro) {
+        fn scan(ts: &TokenStream, out: &mut HashSet<String>) {
+            for t in ts.clone() {
+                match t {
+                    TokenTree::Ident(i) => {
+                        out.insert(i.to_string());
+                    }
+                    TokenTree::Literal(l) => {
+                        out.insert(l.to_string());
+                    }
+                    TokenTree::Group(g) => scan(&g.stream(), out),
+                    TokenTree::Punct(_) => {}
+                }
+            }
+        }
+        let mut idents = HashSet::new();
+        scan(&m.tokens, &mut idents);
+        // A macro that may declare a static or build an Arc (`lazy_static!`): whatever it names
+        // may be shared.
+        if ["Arc", "Rc", "static"].iter().any(|k| idents.contains(*k)) {
+            self.fields.shared.extend(idents.iter().cloned());
+        }
+        self.fields.escaping.extend(idents);
+    }
+    fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
+        let private: HashSet<String> = i
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| matches!(f.vis, syn::Visibility::Inherited))
+            .map(|(n, f)| f.ident.as_ref().map_or(n.to_string(), ToString::to_string))
+            .collect();
+        let derives_clone = derives_clone(&i.attrs);
+        if !matches!(i.vis, syn::Visibility::Inherited) {
+            self.fields.public.insert(i.ident.to_string());
+        }
+        let tys = i.fields.iter().map(|f| f.ty.clone()).collect();
+        self.fields.defs.push((i.ident.to_string(), self.file, tys));
+        if let syn::Fields::Unnamed(_) = i.fields {
+            self.fields.tuple_structs.insert(i.ident.to_string());
+        }
+        for (n, f) in i.fields.iter().enumerate() {
+            let key = f.ident.as_ref().map_or(n.to_string(), ToString::to_string);
+            self.fields
+                .field_types
+                .insert((i.ident.to_string(), key), f.ty.clone());
+        }
+        self.fields
+            .structs
+            .entry(i.ident.to_string())
+            .or_default()
+            .push((private, derives_clone));
+        syn::visit::visit_item_struct(self, i);
+    }
+    fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+        if let Some((t, _)) = &i.trait_
+            && t.segments
+                .last()
+                .is_some_and(|s| s.ident == "Clone" || s.ident == "Copy")
+            && let syn::Type::Path(p) = &*i.self_ty
+            && let Some(l) = p.path.segments.last()
+        {
+            self.fields.cloned.insert(l.ident.to_string());
+        }
+        if let Some((t, _)) = &i.trait_
+            && t.segments.last().is_some_and(|s| s.ident == "Sync")
+            && let syn::Type::Path(p) = &*i.self_ty
+            && let Some(l) = p.path.segments.last()
+        {
+            self.fields.sync.insert(l.ident.to_string());
+        }
+        let owner = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let saved = (
+            std::mem::replace(&mut self.owner, owner),
+            std::mem::replace(&mut self.trait_impl, i.trait_.is_some()),
+        );
+        syn::visit::visit_item_impl(self, i);
+        (self.owner, self.trait_impl) = saved;
+    }
+}
