@@ -557,7 +557,7 @@ impl Walker<'_, '_> {
                     std::mem::replace(&mut self.names, HashSet::from([n])),
                     (
                         std::mem::take(&mut self.closures),
-                        std::mem::take(&mut self.siblings),
+                        std::mem::take(&mut self.scope),
                     ),
                     self.file,
                     std::mem::replace(&mut self.owner, owner.clone()),
@@ -569,7 +569,7 @@ impl Walker<'_, '_> {
                 (
                     self.handle,
                     self.names,
-                    (self.closures, self.siblings),
+                    (self.closures, self.scope),
                     self.file,
                     self.owner,
                     self.cur,
@@ -604,7 +604,7 @@ impl Walker<'_, '_> {
                 std::mem::replace(&mut self.names, HashSet::from([name.clone()])),
                 (
                     std::mem::take(&mut self.closures),
-                    std::mem::take(&mut self.siblings),
+                    std::mem::take(&mut self.scope),
                 ),
                 self.file,
                 std::mem::replace(&mut self.owner, owner.clone()),
@@ -619,7 +619,7 @@ impl Walker<'_, '_> {
             (
                 self.handle,
                 self.names,
-                (self.closures, self.siblings),
+                (self.closures, self.scope),
                 self.file,
                 self.owner,
                 self.cur,

@@ -349,20 +349,16 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                 } else {
                     self.visit_expr(&f.expr);
                 }
-                let saved = (
-                    self.place.in_loop,
-                    self.names.clone(),
-                    self.siblings.clone(),
-                );
+                let saved = (self.place.in_loop, self.names.clone(), self.scope.clone());
                 self.place.in_loop = true;
                 let mut b = HashSet::new();
                 pat_binds(&f.pat, &mut b);
                 for n in b {
                     self.names.remove(&n);
-                    self.siblings.remove(&n);
+                    self.scope.forget(&n);
                 }
                 self.stmts(&f.body.stmts, false);
-                (self.place.in_loop, self.names, self.siblings) = saved;
+                (self.place.in_loop, self.names, self.scope) = saved;
             }
             syn::Expr::While(w) => {
                 let saved = self.place.in_loop;

@@ -26,6 +26,9 @@ pub(super) struct Fields {
     pub(super) by_ref: HashSet<String>,
     /// Types with an `unsafe impl Sync`.
     pub(super) sync: HashSet<String>,
+    /// Whether the crate has an `unsafe impl Send` (which could carry an `Rc` to another
+    /// thread: the walk's `Rc` rule is then off).
+    pub(super) unsafe_send: bool,
     /// Structs and enums of the crate: name, file, the types of their fields.
     pub(super) defs: Vec<(String, usize, Vec<syn::Type>)>,
     /// Tuple structs of the crate.
@@ -900,6 +903,11 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             && let Some(l) = p.path.segments.last()
         {
             self.fields.sync.insert(l.ident.to_string());
+        }
+        if let Some((t, _)) = &i.trait_
+            && t.segments.last().is_some_and(|s| s.ident == "Send")
+        {
+            self.fields.unsafe_send = true;
         }
         let owner = match &*i.self_ty {
             syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),

@@ -52,7 +52,7 @@ pub(super) fn side<'a>(
         file,
         facts: &mut facts,
         names: HashSet::from([name]),
-        siblings: HashSet::new(),
+        scope: Scope::default(),
         closures: HashMap::new(),
         place: Place::default(),
         handle: 0,
@@ -206,14 +206,34 @@ pub(super) const FORMAT: &[&str] = &[
     "todo",
 ];
 
+/// What names in scope hold besides the walk's own handle; scoped like the walk's names (a
+/// binding shadows, a block's end restores, a call into another function starts empty).
+#[derive(Clone, Default)]
+pub(super) struct Scope {
+    /// Names bound to the other handles of the same side (`let b = a.clone()` seen from `a`'s
+    /// walk, and `a` from `b`'s): for `b.clone_from(&a)`.
+    pub(super) siblings: HashSet<String>,
+    /// Names of this walk bound to an `Rc` holding the handle (`let r = Rc::new(..)`, or a
+    /// clone of such a name): an `Rc` never leaves its thread, so its clones are more holders
+    /// of the same handle on the same thread, not more handles.
+    pub(super) rc: HashSet<String>,
+}
+
+impl Scope {
+    /// `name` is bound anew: it holds neither a sibling nor an `Rc`.
+    pub(super) fn forget(&mut self, name: &str) {
+        self.siblings.remove(name);
+        self.rc.remove(name);
+    }
+}
+
 pub(super) struct Walker<'w, 'a> {
     pub(super) ix: &'w Index<'a>,
     pub(super) file: usize,
     pub(super) facts: &'w mut SideFacts,
     pub(super) names: HashSet<String>,
-    /// Names bound, in the scope being walked, to the other handles of the same side (`let
-    /// b = a.clone()` seen from `a`'s walk, and `a` from `b`'s): for `b.clone_from(&a)`.
-    pub(super) siblings: HashSet<String>,
+    /// What the names in scope hold besides this walk's handle (see [`Scope`]).
+    pub(super) scope: Scope,
     pub(super) closures: HashMap<String, syn::ExprClosure>,
     pub(super) place: Place,
     pub(super) handle: usize,
@@ -304,7 +324,7 @@ impl Walker<'_, '_> {
         };
         let ours = |w: &Self, n: &Option<String>| {
             n.as_ref()
-                .is_some_and(|n| w.names.contains(n) || w.siblings.contains(n))
+                .is_some_and(|n| w.names.contains(n) || w.scope.siblings.contains(n))
         };
         let (b, a) = (plain(&mc.receiver), plain(&mc.args[0]));
         if !ours(self, &a) {
@@ -434,6 +454,47 @@ impl Walker<'_, '_> {
         self.facts.handles.len() - 1
     }
 
+    /// Whether `e` is a name of this walk bound to an `Rc` (see [`Scope::rc`]); never in a
+    /// crate with an `unsafe impl Send`.
+    fn is_rc(&self, e: &syn::Expr) -> bool {
+        if self.ix.fields.unsafe_send {
+            return false;
+        }
+        match e {
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.scope.rc.contains(&i.to_string())),
+            syn::Expr::Reference(r) => self.is_rc(&r.expr),
+            syn::Expr::Paren(p) => self.is_rc(&p.expr),
+            _ => false,
+        }
+    }
+
+    /// Whether the value of `e` is an `Rc`: `Rc::new(..)`, `Rc::clone(..)` (any path ending
+    /// so), or a clone of a name bound to one.
+    fn rc_value(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) => {
+                    let segs: Vec<String> = p
+                        .path
+                        .segments
+                        .iter()
+                        .map(|s| s.ident.to_string())
+                        .collect();
+                    segs.len() >= 2
+                        && segs[segs.len() - 2] == "Rc"
+                        && matches!(segs[segs.len() - 1].as_str(), "new" | "clone")
+                }
+                _ => false,
+            },
+            syn::Expr::MethodCall(m) => m.method == "clone" && self.is_rc(&m.receiver),
+            syn::Expr::Paren(p) => self.rc_value(&p.expr),
+            _ => false,
+        }
+    }
+
     pub(super) fn carries(&self, e: &syn::Expr) -> Option<Passes> {
         match e {
             syn::Expr::Path(p) => {
@@ -448,7 +509,11 @@ impl Walker<'_, '_> {
                 // `cloned()` of an `Option<&Sender>` (or an iterator of them), and
                 // `map(Sender::clone)`, clone the handle as `clone()` does.
                 let clone_fn = |a: &syn::Expr| last_seg(a).is_some_and(|l| l == "clone");
-                if (name == "clone" || name == "to_owned" || name == "cloned") && m.args.is_empty()
+                if name == "clone" && m.args.is_empty() && self.is_rc(&m.receiver) {
+                    // Another holder of the same `Rc`, on the same thread.
+                    Some(inner)
+                } else if (name == "clone" || name == "to_owned" || name == "cloned")
+                    && m.args.is_empty()
                     || name == "map" && m.args.len() == 1 && clone_fn(&m.args[0])
                 {
                     Some(Passes::Clone(self.site(m.method.span())))
@@ -473,6 +538,14 @@ impl Walker<'_, '_> {
                 }
                 let inner = self.carries(&c.args[0])?;
                 let last = segs.last()?.as_str();
+                if last == "clone"
+                    && segs.len() >= 2
+                    && segs[segs.len() - 2] == "Rc"
+                    && !self.ix.fields.unsafe_send
+                {
+                    // `Rc::clone(&r)`: another holder on the same thread.
+                    return Some(inner);
+                }
                 if last == "clone" {
                     return Some(Passes::Clone(self.site(c.span())));
                 }
@@ -489,7 +562,7 @@ impl Walker<'_, '_> {
         let saved = (
             self.names.clone(),
             self.closures.clone(),
-            self.siblings.clone(),
+            self.scope.clone(),
         );
         for (i, st) in stmts.iter().enumerate() {
             match st {
@@ -524,7 +597,7 @@ impl Walker<'_, '_> {
                 syn::Stmt::Macro(m) => self.mac(&m.mac),
             }
         }
-        (self.names, self.closures, self.siblings) = saved;
+        (self.names, self.closures, self.scope) = saved;
     }
 
     pub(super) fn local(&mut self, l: &syn::Local, rest: &[syn::Stmt], is_fn_body: bool) {
@@ -534,6 +607,11 @@ impl Walker<'_, '_> {
             if let Some(c) = self.carries(&init.expr) {
                 match (pat_ident(&l.pat), c) {
                     (Some(n), Passes::Alias) => {
+                        if self.rc_value(&init.expr) {
+                            self.scope.rc.insert(n.clone());
+                        } else {
+                            self.scope.rc.remove(&n);
+                        }
                         self.names.insert(n);
                         return;
                     }
@@ -544,20 +622,26 @@ impl Walker<'_, '_> {
                             std::mem::replace(&mut self.names, HashSet::from([n.clone()]));
                         // Seen from the clone, the handles of this walk are its siblings.
                         let outer: HashSet<String> =
-                            saved_names.union(&self.siblings).cloned().collect();
-                        let saved_siblings = std::mem::replace(&mut self.siblings, outer);
+                            saved_names.union(&self.scope.siblings).cloned().collect();
+                        let saved_scope = std::mem::replace(
+                            &mut self.scope,
+                            Scope {
+                                siblings: outer,
+                                rc: HashSet::new(),
+                            },
+                        );
                         let saved_cl = std::mem::take(&mut self.closures);
                         self.handle = u;
                         self.stmts(rest, is_fn_body);
                         self.handle = saved_unit;
                         self.names = saved_names;
-                        self.siblings = saved_siblings;
+                        self.scope = saved_scope;
                         self.closures = saved_cl;
                         for b in &binds {
                             self.names.remove(b);
-                            self.siblings.remove(b);
+                            self.scope.forget(b);
                         }
-                        self.siblings.insert(n);
+                        self.scope.siblings.insert(n);
                         return;
                     }
                     (None, _) => {
@@ -588,24 +672,20 @@ impl Walker<'_, '_> {
         }
         for b in &binds {
             self.names.remove(b);
-            self.siblings.remove(b);
+            self.scope.forget(b);
             self.closures.remove(b);
         }
     }
 
     pub(super) fn with_place(&mut self, place: Place, shadow: &HashSet<String>, body: &syn::Expr) {
-        let saved = (
-            self.place.clone(),
-            self.names.clone(),
-            self.siblings.clone(),
-        );
+        let saved = (self.place.clone(), self.names.clone(), self.scope.clone());
         self.place = place;
         for b in shadow {
             self.names.remove(b);
-            self.siblings.remove(b);
+            self.scope.forget(b);
         }
         self.visit_expr(body);
-        (self.place, self.names, self.siblings) = saved;
+        (self.place, self.names, self.scope) = saved;
     }
 
     pub(super) fn closure_params(c: &syn::ExprClosure) -> HashSet<String> {
@@ -716,7 +796,7 @@ impl Walker<'_, '_> {
                 std::mem::replace(&mut self.names, HashSet::from([pname])),
                 (
                     std::mem::take(&mut self.closures),
-                    std::mem::take(&mut self.siblings),
+                    std::mem::take(&mut self.scope),
                 ),
                 self.file,
                 std::mem::replace(&mut self.owner, def.owner.clone()),
@@ -737,7 +817,7 @@ impl Walker<'_, '_> {
             (
                 self.handle,
                 self.names,
-                (self.closures, self.siblings),
+                (self.closures, self.scope),
                 self.file,
                 self.owner,
                 self.cur,
