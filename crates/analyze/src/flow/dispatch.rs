@@ -240,12 +240,7 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
                 }
                 let want = match &*c.func {
                     syn::Expr::Path(p) => {
-                        let segs: Vec<String> = p
-                            .path
-                            .segments
-                            .iter()
-                            .map(|s| s.ident.to_string())
-                            .collect();
+                        let segs: Vec<String> = path_segments(&p.path);
                         let external = p.path.leading_colon.is_some()
                             || matches!(segs[0].as_str(), "std" | "core" | "alloc");
                         match segs.len() {

@@ -746,12 +746,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
     }
     fn visit_pat_struct(&mut self, p: &'a syn::PatStruct) {
         // Destructuring takes the field out: it escapes for the struct the pattern names.
-        let mut segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let mut segs: Vec<String> = path_segments(&p.path);
         if segs.len() == 1
             && segs[0] == "Self"
             && let Some(o) = &self.owner

@@ -289,3 +289,8 @@ fn last_seg(e: &syn::Expr) -> Option<String> {
         _ => None,
     }
 }
+
+/// The identifiers of `path`'s segments, in order.
+fn path_segments(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}

@@ -477,12 +477,7 @@ impl Walker<'_, '_> {
         match e {
             syn::Expr::Call(c) => match &*c.func {
                 syn::Expr::Path(p) => {
-                    let segs: Vec<String> = p
-                        .path
-                        .segments
-                        .iter()
-                        .map(|s| s.ident.to_string())
-                        .collect();
+                    let segs: Vec<String> = path_segments(&p.path);
                     segs.len() >= 2
                         && segs[segs.len() - 2] == "Rc"
                         && matches!(segs[segs.len() - 1].as_str(), "new" | "clone")
@@ -527,12 +522,7 @@ impl Walker<'_, '_> {
                 let syn::Expr::Path(p) = &*c.func else {
                     return None;
                 };
-                let segs: Vec<String> = p
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
+                let segs: Vec<String> = path_segments(&p.path);
                 if c.args.len() != 1 {
                     return None;
                 }
