@@ -11,7 +11,8 @@
 //! Layout: this file runs the passes ([`analyze`]); `index.rs` indexes the crate's functions,
 //! macros and statics; `fields.rs` gathers the field facts; `finder.rs` finds the constructors
 //! and starts one walk per side; `walker.rs` holds a walk's state and its rules; `dispatch.rs`
-//! sends each expression form to its rule; `calls.rs` follows handles into the crate's own
+//! sends each expression form to its rule (`method_call.rs`, `call.rs`, `literal.rs`,
+//! `loops.rs`, or a short one of its own); `calls.rs` follows handles into the crate's own
 //! functions. The README's table lists the rules construct by construct.
 
 use crate::discover::{Crate, Note};
@@ -22,11 +23,15 @@ use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
+mod call;
 mod calls;
 mod dispatch;
 mod fields;
 mod finder;
 mod index;
+mod literal;
+mod loops;
+mod method_call;
 mod walker;
 
 use calls::*;

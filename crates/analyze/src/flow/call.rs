@@ -1,0 +1,158 @@
+//! The rule for function calls with a handle: a closure given to a parameter of the function
+//! being walked, `thread::spawn` and the other spawns, the crate's own functions, `drop`,
+//! wrappers, and hand-offs to functions it does not know.
+
+use super::*;
+
+impl Walker<'_, '_> {
+    /// A function call (see the module documentation).
+    pub(super) fn call(&mut self, c: &syn::ExprCall) {
+        let Some(last) = last_seg(&c.func) else {
+            syn::visit::visit_expr_call(self, c);
+            return;
+        };
+        let args: Vec<&syn::Expr> = c.args.iter().collect();
+        // Free `spawn`/`scope`/`join` only when they resolve to the thread libraries
+        // (a crate's own `spawn` may run its closure any number of times).
+        let threads_lib = match &*c.func {
+            syn::Expr::Path(p) => {
+                let canon = self.ix.imports[self.file].canonical(&p.path);
+                matches!(
+                    canon.first().map(String::as_str),
+                    Some("std" | "rayon" | "rayon_core" | "crossbeam" | "crossbeam_utils")
+                )
+            }
+            _ => false,
+        };
+        if threads_lib && matches!(last.as_str(), "spawn" | "spawn_fifo" | "spawn_broadcast") {
+            let cls: Vec<_> = args.iter().filter_map(|a| self.as_closure(a)).collect();
+            if !cls.is_empty() {
+                for cl in &cls {
+                    self.spawn(cl, c.func.span(), last == "spawn_broadcast");
+                }
+                return;
+            }
+        }
+        if threads_lib
+            && matches!(last.as_str(), "scope" | "in_place_scope")
+            && let Some(cl) = args.first().and_then(|a| self.as_closure(a))
+        {
+            self.inline_closure(&cl, false);
+            return;
+        }
+        if threads_lib && last == "join" && args.len() == 2 {
+            let cls: Vec<_> = args.iter().filter_map(|a| self.as_closure(a)).collect();
+            if cls.len() == 2 {
+                for cl in &cls {
+                    self.spawn(cl, cl.span(), false);
+                }
+                return;
+            }
+        }
+        if last == "drop" && args.len() == 1 && self.carries(args[0]).is_some() {
+            return;
+        }
+        let is_ctor = matches!(&*c.func, syn::Expr::Path(p)
+            if self.ix.imports[self.file].constructor(&p.path).is_some());
+        if is_ctor {
+            return;
+        }
+        if let syn::Expr::Path(p) = &*c.func
+            && let Some(pid) = p.path.get_ident()
+            && let Some(cur) = self.cur.clone()
+            && let Some(pi) = param_index(cur.sig, &pid.to_string())
+            && args.iter().any(|a| self.carries(a).is_some())
+        {
+            self.call_param(&cur, pi, &args, c.span());
+            return;
+        }
+        let want = match &*c.func {
+            syn::Expr::Path(p) => {
+                let segs: Vec<String> = path_segments(&p.path);
+                let external = p.path.leading_colon.is_some()
+                    || matches!(segs[0].as_str(), "std" | "core" | "alloc");
+                match segs.len() {
+                    _ if external => None,
+                    1 => Some(Want::Free),
+                    n => {
+                        let owner = &segs[n - 2];
+                        if owner == "Self" {
+                            Some(Want::Assoc(None))
+                        } else if owner.starts_with(|c: char| c.is_uppercase()) {
+                            Some(Want::Assoc(Some(owner.clone())))
+                        } else {
+                            Some(Want::Free)
+                        }
+                    }
+                }
+            }
+            _ => None,
+        };
+        if let Some(want) = want
+            && args
+                .iter()
+                .any(|a| self.carries(a).is_some() || self.as_closure(a).is_some())
+            && self.call_same_crate(&last, want, &args, false, c.span())
+        {
+            return;
+        }
+        let tuple = match &*c.func {
+            syn::Expr::Path(p) => self
+                .struct_name(&p.path)
+                .filter(|n| self.ix.fields.tuple_structs.contains(n)),
+            _ => None,
+        };
+        for (k, a) in args.into_iter().enumerate() {
+            let field = k.to_string();
+            if let Some(n) = &tuple
+                && let Some(cr) = self.carries(a)
+            {
+                // A tuple struct is a struct: its fields follow the field rules.
+                let bare = matches!(a, syn::Expr::Path(_));
+                if self.ix.fields.confined(n, &field, self.not_sync && bare) && owned(a) {
+                    self.in_field(cr);
+                } else {
+                    self.stored(cr, "stored in a field", a.span());
+                }
+                continue;
+            }
+            if let Some(n) = &tuple
+                && self.fn_once_field(n, &field, a, a.span())
+            {
+                continue;
+            }
+            if let Some(cr) = self.carries(a) {
+                // Moved into a message variant whose every match arm operates on it in
+                // place: one handle, used by whoever matches the message.
+                if let syn::Expr::Path(p) = &*c.func
+                    && owned(a)
+                    && self.ix.fields.variant_confined(&p.path, k)
+                {
+                    self.in_field(cr);
+                    continue;
+                }
+                if let Passes::Clone(s) = cr {
+                    self.new_handle(s);
+                }
+                let f = match &*c.func {
+                    syn::Expr::Path(p) => p
+                        .path
+                        .segments
+                        .iter()
+                        .map(|s| s.ident.to_string())
+                        .collect::<Vec<_>>()
+                        .join("::"),
+                    _ => last.clone(),
+                };
+                self.refuse(&format!("handed to external function {f}"), a.span());
+            } else if let Some(cl) = self.as_closure(a) {
+                if mentions(&syn::Expr::Closure(cl.clone()), &self.names) {
+                    self.refuse(&format!("captured by a closure given to {last}"), a.span());
+                }
+            } else {
+                self.visit_expr(a);
+            }
+        }
+        self.visit_expr(&c.func);
+    }
+}

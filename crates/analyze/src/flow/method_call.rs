@@ -1,0 +1,162 @@
+//! The rule for method calls on a handle or with a handle argument: `clone_from`, clones whose
+//! value goes unfollowed, channel operations, parallel `*_with` adaptors, spawns and pools'
+//! `execute*`, the crate's own methods, stores into collections and statics, iterator
+//! adaptors given a closure that names a handle, and hand-offs to methods it does not know.
+
+use super::*;
+
+impl Walker<'_, '_> {
+    /// A method call (see the module documentation).
+    pub(super) fn method_call(&mut self, e: &syn::Expr, mc: &syn::ExprMethodCall) {
+        let m = mc.method.to_string();
+        // `b.clone_from(&a)`: `b` drops its handle and holds a clone of `a`'s.
+        if m == "clone_from" && mc.args.len() == 1 && self.clone_from(mc) {
+            return;
+        }
+        // A clone whose value goes somewhere no rule above follows (a closure's result,
+        // a tuple, a block's or a branch's value): one more handle, not followed. Not a
+        // use on this thread, which would leave the new handle uncounted.
+        if let Some(Passes::Clone(s)) = self.carries(e) {
+            self.new_handle(s);
+            self.conservative(
+                "cloned into a place the analysis does not follow",
+                mc.method.span(),
+            );
+            return;
+        }
+        if let Some(c) = self.carries(&mc.receiver) {
+            if let Passes::Clone(s) = c {
+                self.new_handle(s);
+                self.conservative(
+                    "cloned into a place the analysis does not follow",
+                    mc.method.span(),
+                );
+            } else {
+                self.use_here();
+            }
+            for a in &mc.args {
+                self.visit_expr(a);
+            }
+            return;
+        }
+        // A parallel iterator's `*_with` adaptor clones its init value for every split
+        // of the work, each used on a worker of the pool: many handles.
+        if m.ends_with("_with")
+            && is_parallel(&mc.receiver)
+            && mc.args.iter().any(|a| self.carries(a).is_some())
+        {
+            self.visit_expr(&mc.receiver);
+            let s = self.site(mc.method.span());
+            for a in &mc.args {
+                if let Some(c) = self.carries(a) {
+                    let saved = (self.handle, self.place.clone());
+                    if let Passes::Clone(cs) = c {
+                        self.handle = self.new_handle(cs);
+                    }
+                    self.place.thread = Some(s.clone());
+                    self.place.many = Some((
+                        "cloned for every split of a parallel iterator".into(),
+                        s.clone(),
+                    ));
+                    self.use_here();
+                    (self.handle, self.place) = saved;
+                } else if let Some(cl) = self.as_closure(a) {
+                    self.spawn(&cl, mc.method.span(), true);
+                } else {
+                    self.visit_expr(a);
+                }
+            }
+            return;
+        }
+        // A thread pool's `execute*` runs each `move` job once, on one worker thread:
+        // for the handles moved into it, it is a spawn at the call.
+        // A method of the crate itself counts as a spawn only when its job parameter is
+        // `FnOnce`/`FnMut` (called at most once, or never by two threads at once); one
+        // of another crate (`Builder::spawn`, `Scope::spawn`, a pool's `execute`) is
+        // taken to run each job once, on one thread.
+        let own: Vec<&FnDef<'_>> = self
+            .ix
+            .fns
+            .get(&m)
+            .map(|d| d.iter().filter(|d| d.owner.is_some()).collect())
+            .unwrap_or_default();
+        let once = match own.as_slice() {
+            [] => true,
+            [d] => mc
+                .args
+                .iter()
+                .position(|a| self.as_closure(a).is_some())
+                .is_some_and(|i| job_runs_once(d.sig, i + 1)),
+            _ => false,
+        };
+        if once && (m.starts_with("spawn") || m.starts_with("execute")) {
+            let cls: Vec<_> = mc
+                .args
+                .iter()
+                .filter_map(|a| self.as_closure(a))
+                .filter(|c| m.starts_with("spawn") || c.capture.is_some())
+                .collect();
+            if !cls.is_empty() {
+                self.visit_expr(&mc.receiver);
+                for c in &cls {
+                    self.spawn(c, mc.method.span(), m == "spawn_broadcast");
+                }
+                return;
+            }
+        }
+        if self.call_same_crate_method(mc) {
+            return;
+        }
+        self.visit_expr(&mc.receiver);
+        for a in &mc.args {
+            if let Some(c) = self.carries(a) {
+                if (m == "push" || m == "push_back")
+                    && self.place.thread.is_none()
+                    && owned(a)
+                    && let syn::Expr::Path(p) = &*mc.receiver
+                    && let Some(v) = p.path.get_ident()
+                    && let Some(cur) = &self.cur
+                    && local_collection(cur.block, &v.to_string(), self.not_sync)
+                {
+                    // A local Vec of the function, whose elements are only operated on
+                    // in place on this thread: the handle stays here.
+                    self.in_field(c);
+                } else if STORE.contains(&m.as_str()) {
+                    let what = match &*mc.receiver {
+                        syn::Expr::Path(p)
+                            if p.path.segments.last().is_some_and(|s| {
+                                s.ident.to_string().chars().all(|c| !c.is_lowercase())
+                            }) =>
+                        {
+                            "stored in a static"
+                        }
+                        _ => "stored in a collection",
+                    };
+                    self.stored(c, what, a.span());
+                } else {
+                    if let Passes::Clone(s) = c {
+                        self.new_handle(s);
+                    }
+                    self.refuse(&format!("handed to method {m}"), a.span());
+                }
+            } else if let Some(cl) = self.as_closure(a) {
+                if !mentions(&syn::Expr::Closure(cl.clone()), &self.names) {
+                    self.visit_expr(a);
+                } else if ITER.contains(&m.as_str()) && is_parallel(&mc.receiver) {
+                    self.spawn(&cl, mc.method.span(), true);
+                } else if ITER.contains(&m.as_str()) {
+                    self.inline_closure(&cl, true);
+                } else if m == "scope" || m == "scoped" {
+                    self.inline_closure(&cl, false);
+                } else {
+                    self.refuse(
+                        &format!("captured by a closure given to method {m}"),
+                        a.span(),
+                    );
+                }
+            } else {
+                self.visit_expr(a);
+            }
+        }
+    }
+}
