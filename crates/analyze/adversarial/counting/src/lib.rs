@@ -2,12 +2,14 @@
 //! use, over `std::sync::mpsc`, that records which threads use each side of each channel: the
 //! truth the static analysis is checked against. Every channel remembers where it was made
 //! (`#[track_caller]`), and [`report`] prints one line per channel:
-//! `SITE senders=N receivers=M`, N and M the distinct threads that sent and received.
+//! `SITE senders=N receivers=M made=S/R`, N and M the distinct threads that sent and received,
+//! S and R the handles made of each side (one at construction, one per clone).
 //! Cloning and dropping a handle are not uses; `send`/`try_send` and `recv`/`try_recv`/
 //! `recv_timeout`/iteration are.
 
 use std::collections::HashSet;
 use std::panic::Location;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::ThreadId;
 use std::time::Duration;
@@ -18,6 +20,8 @@ struct Record {
     site: &'static Location<'static>,
     senders: Mutex<HashSet<ThreadId>>,
     receivers: Mutex<HashSet<ThreadId>>,
+    /// Handles made of each side: 1 each at construction, plus every clone.
+    made: [AtomicUsize; 2],
 }
 
 static ALL: Mutex<Vec<Arc<Record>>> = Mutex::new(Vec::new());
@@ -42,6 +46,7 @@ pub struct Receiver<T> {
 
 impl<T> Clone for Sender<T> {
     fn clone(&self) -> Self {
+        self.record.made[0].fetch_add(1, Ordering::Relaxed);
         Sender {
             tx: self.tx.clone(),
             record: self.record.clone(),
@@ -51,6 +56,7 @@ impl<T> Clone for Sender<T> {
 
 impl<T> Clone for Receiver<T> {
     fn clone(&self) -> Self {
+        self.record.made[1].fetch_add(1, Ordering::Relaxed);
         Receiver {
             rx: self.rx.clone(),
             record: self.record.clone(),
@@ -64,6 +70,7 @@ fn make<T>() -> (Sender<T>, Receiver<T>) {
         site: Location::caller(),
         senders: Mutex::new(HashSet::new()),
         receivers: Mutex::new(HashSet::new()),
+        made: [AtomicUsize::new(1), AtomicUsize::new(1)],
     });
     ALL.lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -149,18 +156,20 @@ impl<'a, T> IntoIterator for &'a Receiver<T> {
     }
 }
 
-/// Prints, for every channel made so far, `FILE:LINE:COLUMN senders=N receivers=M`: the
-/// distinct threads that used each side.
+/// Prints, for every channel made so far, `FILE:LINE:COLUMN senders=N receivers=M made=S/R`:
+/// the distinct threads that used each side, and the handles made of each side.
 pub fn report() {
     for r in ALL.lock().unwrap_or_else(|e| e.into_inner()).iter() {
         let n = |s: &Mutex<HashSet<ThreadId>>| s.lock().unwrap_or_else(|e| e.into_inner()).len();
         println!(
-            "{}:{}:{} senders={} receivers={}",
+            "{}:{}:{} senders={} receivers={} made={}/{}",
             r.site.file(),
             r.site.line(),
             r.site.column(),
             n(&r.senders),
-            n(&r.receivers)
+            n(&r.receivers),
+            r.made[0].load(Ordering::Relaxed),
+            r.made[1].load(Ordering::Relaxed)
         );
     }
 }
