@@ -401,10 +401,44 @@ fn parse(text: &str) -> syn::Result<syn::File> {
     syn::parse2::<syn::File>(as_2015(tokens)).map_err(|_| first)
 }
 
+/// Whether index `i` of `tokens` is where a type starts: after `<`, `&`, `&mut`, `&'a`,
+/// `&'a mut` or a type alias's `=`.
+fn starts_type(tokens: &[proc_macro2::TokenTree], i: usize) -> bool {
+    use proc_macro2::TokenTree;
+    let punct = |j: Option<usize>, c: char| matches!(j.and_then(|j| tokens.get(j)), Some(TokenTree::Punct(p)) if p.as_char() == c);
+    let ident = |j: Option<usize>| match j.and_then(|j| tokens.get(j)) {
+        Some(TokenTree::Ident(id)) => Some(id.to_string()),
+        _ => None,
+    };
+    let Some(mut j) = i.checked_sub(1) else {
+        return false;
+    };
+    if ident(Some(j)).as_deref() == Some("mut") {
+        let Some(k) = j.checked_sub(1) else {
+            return false;
+        };
+        j = k;
+    }
+    // A lifetime is a joint `'` and an identifier: `&'a`.
+    if ident(Some(j)).is_some() && punct(j.checked_sub(1), '\'') {
+        return punct(j.checked_sub(2), '&');
+    }
+    // `type F = Fn(u8) + Send;`: the `=` of a type alias (a `type` since the last `;`).
+    if punct(Some(j), '=') {
+        return tokens[..j]
+            .iter()
+            .rev()
+            .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ';'))
+            .any(|t| matches!(t, TokenTree::Ident(id) if id == "type"));
+    }
+    punct(Some(j), '<') || punct(Some(j), '&')
+}
+
 /// `tokens` read as edition-2015 code: every `async`, `await` and `try` identifier made raw,
 /// and `dyn` written before a bare closure-trait object (`Box<FnMut() + Send>`,
-/// `&mut FnMut(u8)`: `Fn`, `FnMut` or `FnOnce` with its parenthesised arguments, right after
-/// `<`, `&` or `&mut`), which current Rust requires.
+/// `&mut FnMut(u8)`, `&'a Fn()`: `Fn`, `FnMut` or `FnOnce` with its parenthesised arguments,
+/// right after `<`, `&`, `&mut`, `&'a` or a type alias's `=`; before the parentheses of
+/// `Box<(FnMut() -> ()) + 'a>`), which current Rust requires.
 fn as_2015(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     use proc_macro2::{Delimiter, Group, Ident, TokenTree};
     let tokens: Vec<TokenTree> = tokens.into_iter().collect();
@@ -419,21 +453,23 @@ fn as_2015(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
                 }
                 let bare_fn_trait = matches!(name.as_str(), "Fn" | "FnMut" | "FnOnce")
                     && matches!(tokens.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis)
-                    && match i.checked_sub(1).and_then(|j| tokens.get(j)) {
-                        Some(TokenTree::Punct(p)) => matches!(p.as_char(), '<' | '&'),
-                        Some(TokenTree::Ident(m)) => {
-                            m == "mut"
-                                && matches!(i.checked_sub(2).and_then(|j| tokens.get(j)),
-                                    Some(TokenTree::Punct(p)) if p.as_char() == '&')
-                        }
-                        _ => false,
-                    };
+                    && starts_type(&tokens, i);
                 if bare_fn_trait {
                     out.push(TokenTree::Ident(Ident::new("dyn", id.span())));
                 }
                 out.push(t.clone());
             }
             TokenTree::Group(g) => {
+                // `(FnMut() -> ()) + 'a` where a type starts: `dyn (FnMut() -> ()) + 'a` (a
+                // parenthesised bound; `(dyn FnMut() -> ()) + 'a` is not a type).
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                let paren_fn_trait = g.delimiter() == Delimiter::Parenthesis
+                    && starts_type(&tokens, i)
+                    && matches!(inner.first(), Some(TokenTree::Ident(f)) if f == "Fn" || f == "FnMut" || f == "FnOnce")
+                    && matches!(inner.get(1), Some(TokenTree::Group(a)) if a.delimiter() == Delimiter::Parenthesis);
+                if paren_fn_trait {
+                    out.push(TokenTree::Ident(Ident::new("dyn", g.span())));
+                }
                 let mut n = Group::new(g.delimiter(), as_2015(g.stream()));
                 n.set_span(g.span());
                 out.push(TokenTree::Group(n));
