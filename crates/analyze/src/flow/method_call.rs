@@ -1,5 +1,5 @@
-//! The rule for method calls on a handle or with a handle argument: `clone_from`, clones whose
-//! value goes unfollowed, channel operations, parallel `*_with` adaptors, spawns and pools'
+//! The rule for method calls on a handle or with a handle argument: `clone_from`, iterators
+//! over a handle made parallel (`par_bridge`), clones whose value goes unfollowed, channel operations, parallel `*_with` adaptors, spawns and pools'
 //! `execute*`, the crate's own methods, stores into collections and statics, iterator
 //! adaptors given a closure that names a handle, and hand-offs to methods it does not know.
 
@@ -12,6 +12,20 @@ impl Walker<'_, '_> {
         // `b.clone_from(&a)`: `b` drops its handle and holds a clone of `a`'s.
         if m == "clone_from" && mc.args.len() == 1 && self.clone_from(mc) {
             return;
+        }
+        // An iterator over the handle made parallel (`rx.into_iter().par_bridge()`,
+        // `rx.iter().par_bridge()`): every worker of the pool pulls from it, so the side is
+        // used on many threads (one at a time, through the bridge's lock, as with a receiver
+        // in an `Arc<Mutex<_>>`). Then the chain is walked as usual.
+        if (m.starts_with("par_") || m.starts_with("into_par"))
+            && self.iterated_handle(&mc.receiver)
+        {
+            let s = self.site(mc.method.span());
+            let saved = self.place.clone();
+            self.place.thread = Some(s.clone());
+            self.place.many = Some(("iterated by a parallel iterator".into(), s));
+            self.use_here();
+            self.place = saved;
         }
         // A clone whose value goes somewhere no rule above follows (a closure's result,
         // a tuple, a block's or a branch's value): one more handle, not followed. Not a
@@ -157,6 +171,23 @@ impl Walker<'_, '_> {
             } else {
                 self.visit_expr(a);
             }
+        }
+    }
+
+    /// Whether `e` is an iterator chain over the handle (`rx.iter()`, `rx.try_iter()`,
+    /// `rx.into_iter().filter(..)`, ...): its items are received from the side. (An iterator
+    /// over something received, `rx.recv()?.into_iter()`, is not.)
+    fn iterated_handle(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::MethodCall(m) => {
+                (matches!(
+                    m.method.to_string().as_str(),
+                    "iter" | "into_iter" | "try_iter"
+                ) && self.carries(&m.receiver).is_some())
+                    || self.iterated_handle(&m.receiver)
+            }
+            syn::Expr::Paren(p) => self.iterated_handle(&p.expr),
+            _ => false,
         }
     }
 }
