@@ -14,6 +14,28 @@ pub struct Options {
     pub cargo_home: PathBuf,
 }
 
+/// The two corpora: the crates the rules were written against, and crates held out from that
+/// work to measure how the rules generalise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Corpus {
+    /// `reach/`: the 15 crates the rules were tuned on.
+    #[default]
+    Tuning,
+    /// `reach/validation/`: crates audited before any rule was changed for them.
+    Validation,
+}
+
+impl Options {
+    /// The default cargo home, with the given corpus's directory.
+    pub fn for_corpus(corpus: Corpus) -> Self {
+        let mut o = Self::default();
+        if corpus == Corpus::Validation {
+            o.reach_dir = o.reach_dir.join("validation");
+        }
+        o
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         let home = std::env::var_os("CARGO_HOME")
@@ -72,32 +94,35 @@ pub struct ReachReport {
     pub crates: Vec<CrateRow>,
 }
 
-/// Parses `corpus.toml`: `[[crate]]` tables with `name` and `version`.
-fn corpus(opts: &Options) -> Result<Vec<(String, String)>, Error> {
-    let p = opts.reach_dir.join("corpus.toml");
-    let text =
-        std::fs::read_to_string(&p).map_err(|e| Error::Reach(format!("{}: {e}", p.display())))?;
-    let mut out = Vec::new();
-    let mut name = None;
-    for line in text.lines() {
-        let l = line.trim();
-        let val = |k: &str| {
-            l.strip_prefix(k)
-                .and_then(|r| r.trim_start().strip_prefix('='))
-                .map(|r| r.trim().trim_matches('"').to_string())
-        };
-        if let Some(n) = val("name") {
-            name = Some(n);
-        } else if let Some(v) = val("version")
-            && let Some(n) = name.take()
-        {
-            out.push((n, v));
-        }
-    }
-    Ok(out)
+/// `corpus.toml`: the pinned crates.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CorpusFile {
+    #[serde(rename = "crate", default)]
+    crates: Vec<Pinned>,
 }
 
+/// One `[[crate]]` of `corpus.toml`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Pinned {
+    name: String,
+    version: String,
+}
+
+/// `expected.toml`: the audited truth.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectedFile {
+    #[serde(default)]
+    channel: Vec<Expected>,
+}
+
+/// One `[[channel]]` of `expected.toml`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Expected {
+    #[serde(rename = "crate")]
     krate: String,
     file: String,
     line: usize,
@@ -106,43 +131,38 @@ struct Expected {
     audit: String,
 }
 
-/// Parses `expected.toml`: `[[channel]]` tables (crate, file, line, senders, receivers, audit).
-fn expected(opts: &Options) -> Result<Vec<Expected>, Error> {
-    let p = opts.reach_dir.join("expected.toml");
+/// Reads and parses one of the corpus's TOML files, naming it in any error.
+fn read_toml<T: serde::de::DeserializeOwned>(opts: &Options, file: &str) -> Result<T, Error> {
+    let p = opts.reach_dir.join(file);
     let text =
         std::fs::read_to_string(&p).map_err(|e| Error::Reach(format!("{}: {e}", p.display())))?;
-    let mut out = Vec::new();
-    let mut cur: Option<Expected> = None;
-    for line in text.lines() {
-        let l = line.trim();
-        if l == "[[channel]]" {
-            out.extend(cur.take());
-            cur = Some(Expected {
-                krate: String::new(),
-                file: String::new(),
-                line: 0,
-                senders: String::new(),
-                receivers: String::new(),
-                audit: String::new(),
-            });
-            continue;
-        }
-        let (Some(e), Some((k, v))) = (cur.as_mut(), l.split_once('=')) else {
-            continue;
-        };
-        let v = v.trim().trim_matches('"').to_string();
-        match k.trim() {
-            "crate" => e.krate = v,
-            "file" => e.file = v,
-            "line" => e.line = v.parse().unwrap_or(0),
-            "senders" => e.senders = v,
-            "receivers" => e.receivers = v,
-            "audit" => e.audit = v,
-            _ => {}
+    toml::from_str(&text).map_err(|e| Error::Reach(format!("{}: {e}", p.display())))
+}
+
+/// The pinned crates of `corpus.toml`, as `(name, version)`.
+fn corpus(opts: &Options) -> Result<Vec<(String, String)>, Error> {
+    let f: CorpusFile = read_toml(opts, "corpus.toml")?;
+    Ok(f.crates.into_iter().map(|c| (c.name, c.version)).collect())
+}
+
+/// The audited channels of `expected.toml`; a count that is neither a number nor `many` is an
+/// error, naming the channel.
+fn expected(opts: &Options) -> Result<Vec<Expected>, Error> {
+    let f: ExpectedFile = read_toml(opts, "expected.toml")?;
+    for e in &f.channel {
+        for v in [&e.senders, &e.receivers] {
+            if v != "many" && v.parse::<usize>().is_err() {
+                return Err(Error::Reach(format!(
+                    "{}: {} {}:{}: count {v:?} is neither a number nor \"many\"",
+                    opts.reach_dir.join("expected.toml").display(),
+                    e.krate,
+                    e.file,
+                    e.line
+                )));
+            }
         }
     }
-    out.extend(cur);
-    Ok(out)
+    Ok(f.channel)
 }
 
 /// `None` is many.
@@ -150,17 +170,38 @@ fn truth(s: &str) -> Option<usize> {
     s.parse().ok()
 }
 
-/// Whether the verdict on one side contradicts the audited truth: exact with another count, or
-/// a lower bound above the truth. Refused never is.
+/// Whether the verdict on one side contradicts the audited truth. Counts are judged as the
+/// analysis means them: 0 and 1 are both a *single* side (no thread, or one, uses it: a ring
+/// can serve it), and `many` is any count above one that the analysis does not pin down (a
+/// loop's clones, a pool's workers). Wrong is:
+/// - an exact verdict in the other class than the truth (single for a side several threads
+///   use, or several for a side at most one uses), or an exact number above one that is not
+///   the truth (2 where 3 use it, or where the truth is an open `many`);
+/// - a lower bound that the truth is below, unless both are single (at least 1 where no
+///   thread uses the side states nothing false about the topology).
+///
+/// Refused never is.
 pub fn wrong_side(side: &crate::Side, truth_text: &str) -> bool {
+    // `None`: many.
     let t = truth(truth_text);
+    let single = |v: Option<usize>| v.is_some_and(|v| v <= 1);
     match side {
-        crate::Side::Exact { count, .. } => count.value() != t,
-        crate::Side::Conservative { at_least, .. } => match (at_least.value(), t) {
-            (Some(a), Some(t)) => a > t,
-            (None, Some(_)) => true,
-            (_, None) => false,
-        },
+        crate::Side::Exact { count, .. } => {
+            let c = count.value();
+            single(c) != single(t) || matches!((c, t), (Some(c), t) if c > 1 && t != Some(c))
+        }
+        crate::Side::Conservative { at_least, .. } => {
+            let a = at_least.value();
+            if single(a) && single(t) {
+                return false;
+            }
+            match (a, t) {
+                (Some(a), Some(t)) => a > t,
+                // At least many (more than one) is below any shared truth.
+                (None, Some(t)) => t <= 1,
+                (_, None) => false,
+            }
+        }
         crate::Side::Refused { .. } => false,
     }
 }
@@ -186,7 +227,12 @@ fn registry_dir(opts: &Options, n: &str, v: &str) -> Option<PathBuf> {
 pub fn fetch(opts: &Options) -> Result<(), Error> {
     let list = corpus(opts)?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let tmp = std::env::temp_dir().join(format!("welltempered-reach-{}", std::process::id()));
+    // One directory per call: two fetches of one process (the two corpora's tests) must not
+    // remove each other's manifests.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp =
+        std::env::temp_dir().join(format!("welltempered-reach-{}-{call}", std::process::id()));
     let result = (|| {
         for (n, v) in &list {
             if registry_dir(opts, n, v).is_some() {
@@ -242,7 +288,8 @@ pub fn run(opts: &Options) -> Result<ReachReport, Error> {
         let t = std::time::Instant::now();
         // The corpus was audited on its library and binary targets: its tests, examples and
         // benches (analysed by `check`) are not part of the table.
-        let a = crate::analyze_targets(&dir, crate::discover::Targets::LibAndBins)?;
+        let a = crate::analyze_targets(&dir, crate::discover::Targets::LibAndBins)
+            .map_err(|e| Error::Reach(format!("{n}-{v}: {e}")))?;
         let seconds = t.elapsed().as_secs_f64();
         let name = format!("{n}-{v}");
         let rows: Vec<ChannelRow> = a
@@ -310,6 +357,22 @@ impl ReachReport {
             s,
             "{:<28} {:>7} {:>8} {:>6} {:>12} {:>8} {:>6}",
             "total", li, ch, ex, co, re, wr
+        );
+        let pct = |n: usize| {
+            if ch == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / ch as f64
+            }
+        };
+        let _ = writeln!(
+            s,
+            "{} crates; exact {ex} of {ch} channels ({:.0}%), conservative {:.0}%, refused {:.0}%, \
+             wrong {wr}",
+            self.crates.len(),
+            pct(ex),
+            pct(co),
+            pct(re)
         );
         for c in &self.crates {
             let _ = writeln!(s, "\n# {}", c.name);

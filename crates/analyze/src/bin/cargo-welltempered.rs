@@ -64,7 +64,19 @@ enum Cmd {
         /// Do not fetch; use what is already in the cargo registry.
         #[arg(long)]
         offline: bool,
+        /// Which corpus: the crates the rules were tuned on, or the held-out validation set.
+        #[arg(long, value_enum, default_value_t = CorpusArg::Tuning)]
+        corpus: CorpusArg,
     },
+}
+
+/// `reach --corpus`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CorpusArg {
+    /// reach/: the 15 crates the rules were written against.
+    Tuning,
+    /// reach/validation/: crates audited before any rule was changed for them.
+    Validation,
 }
 
 fn main() -> ExitCode {
@@ -153,8 +165,12 @@ fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
             }
             first_error.map_or(Ok(()), Err)
         }
-        Cmd::Reach { offline } => {
-            let opts = welltempered_analyze::reach::Options::default();
+        Cmd::Reach { offline, corpus } => {
+            use welltempered_analyze::reach::{Corpus, Options};
+            let opts = Options::for_corpus(match corpus {
+                CorpusArg::Tuning => Corpus::Tuning,
+                CorpusArg::Validation => Corpus::Validation,
+            });
             if !offline {
                 welltempered_analyze::reach::fetch(&opts)?;
             }

@@ -1,13 +1,15 @@
 //! Reach: WTC's table of how far the static analysis gets on real code (`welltempered reach`).
 //!
-//! The pinned corpus of crates.io crates (`crates/analyze/reach/corpus.toml`) is fetched with
-//! cargo into the cargo registry (once; it needs network the first time), every crate is
-//! analysed by `welltempered-analyze`, and each channel's verdict is judged against its audited
-//! expected verdict (`crates/analyze/reach/expected.toml`): channels, exact, conservative,
-//! refused and wrong per crate, with the tool's own account of every verdict. The analysis is
+//! Two pinned corpora of crates.io crates, the one the rules were tuned on
+//! (`crates/analyze/reach/corpus.toml`) and a validation set held out from that work
+//! (`crates/analyze/reach/validation/`), are fetched with cargo into the cargo registry (once; it
+//! needs network the first time), every crate is analysed by `welltempered-analyze`, and each
+//! channel's verdict is judged against its audited expected verdict (`expected.toml` beside each
+//! corpus): channels, exact, conservative, refused and wrong per crate, with the tool's own
+//! account of every verdict. The analysis is
 //! also timed, `--reps` times, as milliseconds per 10,000 lines of each crate (WTC's speed
-//! figure). Without network and without the corpus in the registry the section says so and is
-//! skipped.
+//! figure). Without network and without a corpus in the registry the section says so and skips
+//! that corpus.
 
 use super::mutex::parse_positive;
 use super::{Ctx, Suite};
@@ -28,10 +30,12 @@ pub struct ReachArgs {
     pub offline: bool,
 }
 
-/// Runs the reach study.
+/// Runs the reach study: the tuning corpus, then the validation corpus, each a group of its own
+/// (`reach/speed`, `reach/validation/speed`) and an entry of the section's config (`tuning`,
+/// `validation`: the verdict counts and the table); a corpus that cannot be fetched or read is
+/// skipped with its reason in the config (`skipped`), the other still runs.
 pub fn run_reach(args: &ReachArgs, ctx: &Ctx<'_>) -> Result<Section> {
     let reps = args.reps.unwrap_or(if ctx.quick { 1 } else { 3 });
-    let opts = reach::Options::default();
     let mut section = Section {
         name: "reach".into(),
         title: "Reach of the static channel analysis (WTC's table)".into(),
@@ -41,26 +45,50 @@ pub fn run_reach(args: &ReachArgs, ctx: &Ctx<'_>) -> Result<Section> {
         groups: Vec::new(),
     };
     ctx.progress.stage("reach");
-    if !args.offline
-        && let Err(e) = reach::fetch(&opts)
-    {
-        eprintln!("welltempered: {e}; trying the registry as it is");
-    }
-    let mut report = match reach::run(&opts) {
-        Ok(r) => r,
-        Err(e) => {
-            let why = e.to_string();
-            eprintln!("welltempered: reach section skipped: {why}");
-            section.config["skipped"] = serde_json::Value::String(why);
-            return Ok(section);
+    for (corpus, key, group_id) in [
+        (reach::Corpus::Tuning, "tuning", "reach/speed"),
+        (
+            reach::Corpus::Validation,
+            "validation",
+            "reach/validation/speed",
+        ),
+    ] {
+        let opts = reach::Options::for_corpus(corpus);
+        if !args.offline
+            && let Err(e) = reach::fetch(&opts)
+        {
+            eprintln!("welltempered: {e}; trying the registry as it is");
         }
-    };
+        match corpus_group(&opts, key, group_id, reps, ctx) {
+            Ok((group, config)) => {
+                section.config[key] = config;
+                section.groups.push(group);
+            }
+            Err(e) => {
+                let why = e.to_string();
+                eprintln!("welltempered: reach: the {key} corpus skipped: {why}");
+                section.config[key] = serde_json::json!({ "skipped": why });
+            }
+        }
+    }
+    Ok(section)
+}
+
+/// One corpus analysed `reps` times: its group of timings per crate and its config entry.
+fn corpus_group(
+    opts: &reach::Options,
+    key: &str,
+    group_id: &str,
+    reps: usize,
+    ctx: &Ctx<'_>,
+) -> Result<(Group, serde_json::Value)> {
+    let mut report = reach::run(opts).map_err(|e| Error::new(e.to_string()))?;
     let names: Vec<String> = report.crates.iter().map(|c| c.name.clone()).collect();
     ctx.progress.add_steps(reps as u64);
     let mut timed = Vec::with_capacity(reps);
     for r in 0..reps {
         if r > 0 {
-            report = reach::run(&opts).map_err(|e| Error::new(e.to_string()))?;
+            report = reach::run(opts).map_err(|e| Error::new(e.to_string()))?;
         }
         timed.push(Rep {
             order: names.clone(),
@@ -91,18 +119,21 @@ pub fn run_reach(args: &ReachArgs, ctx: &Ctx<'_>) -> Result<Section> {
         total(|c| c.exact),
         total(|c| c.wrong),
     );
-    section.config["channels"] = channels.into();
-    section.config["exact"] = exact.into();
-    section.config["conservative"] = total(|c| c.conservative).into();
-    section.config["refused"] = total(|c| c.refused).into();
-    section.config["wrong"] = wrong.into();
-    section.config["lines"] = total(|c| c.lines).into();
-    section.config["text"] = report.to_text().into();
-    section.groups.push(Group {
-        id: "reach/speed".into(),
+    let config = serde_json::json!({
+        "crates": report.crates.len(),
+        "channels": channels,
+        "exact": exact,
+        "conservative": total(|c| c.conservative),
+        "refused": total(|c| c.refused),
+        "wrong": wrong,
+        "lines": total(|c| c.lines),
+        "text": report.to_text(),
+    });
+    let group = Group {
+        id: group_id.into(),
         title: format!(
-            "analysis time per crate, ms per 10,000 lines ({exact} of {channels} channels exact, \
-             {wrong} wrong)"
+            "{key} corpus: analysis time per crate, ms per 10,000 lines ({exact} of {channels} \
+             channels exact, {wrong} wrong)"
         ),
         params: BTreeMap::new(),
         metric: Metric {
@@ -112,8 +143,8 @@ pub fn run_reach(args: &ReachArgs, ctx: &Ctx<'_>) -> Result<Section> {
         },
         variants: names,
         reps: timed,
-    });
-    Ok(section)
+    };
+    Ok((group, config))
 }
 
 /// The reach section.
