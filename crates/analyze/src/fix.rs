@@ -127,21 +127,70 @@ pub struct FixOptions {
     pub verify_tests: Option<bool>,
 }
 
-/// Applies the rewrite to the analysed crate, checks every target with `cargo check` (which
-/// may fetch the new dependency), runs the crate's tests when asked (see
-/// [`FixOptions::verify_tests`]), and restores the originals byte-for-byte if either fails.
-pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
+/// What `--fix` would do to a crate, decided without touching it.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// Constructors to rewrite: the site, the new path, the byte range of the old path in its
+    /// file, and the old family (`std::sync::mpsc`).
+    pub rewrites: Vec<Rewrite>,
+    /// Constructors left alone, with the reason.
+    pub kept: Vec<(Site, String)>,
+}
+
+/// One planned rewrite of a constructor's path.
+#[derive(Debug, Clone)]
+pub struct Rewrite {
+    /// The channel's site.
+    pub site: Site,
+    /// The new path (`welltempered::channel::spsc::channel`, ...).
+    pub to: &'static str,
+    /// Byte range of the constructor's path in its file.
+    pub span: (usize, usize),
+    /// The family the constructor came from (`std::sync::mpsc`).
+    pub family: String,
+}
+
+impl Plan {
+    /// How many rewrites go to a single/single channel (`spsc`).
+    pub fn to_spsc(&self) -> usize {
+        self.rewrites
+            .iter()
+            .filter(|r| r.to.contains("::spsc::"))
+            .count()
+    }
+}
+
+impl fmt::Display for Plan {
+    /// The summary line's part: `--fix would rewrite 3 (2 to spsc), keep 1`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "--fix would rewrite {} ({} to spsc), keep {}",
+            self.rewrites.len(),
+            self.to_spsc(),
+            self.kept.len()
+        )
+    }
+}
+
+/// What `--fix` would do to the analysed crate: each constructor to rewrite and its new path, or
+/// why it is kept (already welltempered's, or its family's handle types are named in the
+/// crate). Reads the crate's sources again; writes nothing.
+pub fn plan(a: &Analysis) -> Result<Plan, Error> {
+    let mut plan = Plan::default();
+    if a.channels.is_empty() {
+        return Ok(plan);
+    }
     let named = named_handle_types(&a.root)?;
-    let mut report = FixReport::default();
-    // Per file: the byte range of each constructor path, its new path, and its family.
-    let mut edits: BTreeMap<String, Vec<(usize, usize, String, String)>> = BTreeMap::new();
     for c in &a.channels {
         if c.constructor.starts_with("welltempered::") {
+            plan.kept
+                .push((c.site.clone(), "already welltempered's".to_string()));
             continue;
         }
         let family = c.constructor.rsplit_once("::").map_or("", |x| x.0);
         if let Some((ty, s)) = named.iter().find(|(fam, _)| fam == family) {
-            report.skipped.push((
+            plan.kept.push((
                 c.site.clone(),
                 format!("the handle type {ty}::… is named at {s}; it would no longer match"),
             ));
@@ -154,13 +203,39 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
             (false, false) => "welltempered::channel::unbounded",
             (false, true) => "welltempered::channel::bounded",
         };
-        edits.entry(c.site.file.clone()).or_default().push((
-            c.func_span.0,
-            c.func_span.1,
-            to.to_string(),
-            family.to_string(),
+        plan.rewrites.push(Rewrite {
+            site: c.site.clone(),
+            to,
+            span: c.func_span,
+            family: family.to_string(),
+        });
+    }
+    Ok(plan)
+}
+
+/// Applies the rewrite to the analysed crate, checks every target with `cargo check` (which
+/// may fetch the new dependency), runs the crate's tests when asked (see
+/// [`FixOptions::verify_tests`]), and restores the originals byte-for-byte if either fails.
+pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
+    let plan = plan(a)?;
+    let mut report = FixReport {
+        skipped: plan
+            .kept
+            .into_iter()
+            .filter(|(_, why)| !why.starts_with("already"))
+            .collect(),
+        ..FixReport::default()
+    };
+    // Per file: the byte range of each constructor path, its new path, and its family.
+    let mut edits: BTreeMap<String, Vec<(usize, usize, String, String)>> = BTreeMap::new();
+    for r in plan.rewrites {
+        edits.entry(r.site.file.clone()).or_default().push((
+            r.span.0,
+            r.span.1,
+            r.to.to_string(),
+            r.family,
         ));
-        report.rewritten.push((c.site.clone(), to.to_string()));
+        report.rewritten.push((r.site, r.to.to_string()));
     }
     if edits.is_empty() {
         return Ok(report);

@@ -162,10 +162,16 @@ fn summary_line_goes_to_stderr_and_counts_the_verdicts() {
     let s = a.summary();
     assert_eq!(s.channels, 1);
     assert_eq!(s.exact + s.conservative + s.refused, 1);
+    let plan = welltempered_analyze::fix::plan(&a).unwrap();
+    assert_eq!(plan.rewrites.len() + plan.kept.len(), 1);
     assert!(
-        err.contains(&format!("{s}; {} lines of Rust in 1 target", a.lines)),
+        err.contains(&format!(
+            "{s}; {plan}; {} lines of Rust in 1 target",
+            a.lines
+        )),
         "{err}"
     );
+    assert!(err.contains("--fix would rewrite "), "{err}");
     assert!(err.contains("1 channel: "), "{err}");
 }
 

@@ -145,13 +145,14 @@ fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
             for m in &members {
                 let done = match format {
                     Format::Text => check_crate(m, format, None, true),
-                    Format::Json => welltempered_analyze::analyze_crate(m).map(|a| {
-                        summarise(&a);
+                    Format::Json => welltempered_analyze::analyze_crate(m).and_then(|a| {
+                        summarise(&a, &welltempered_analyze::fix::plan(&a)?);
                         let mut v = serde_json::to_value(&a).unwrap_or_default();
                         if let Some(o) = v.as_object_mut() {
                             o.insert("crate".into(), m.display().to_string().into());
                         }
                         json.push(v);
+                        Ok(())
                     }),
                 };
                 if let Err(e) = done {
@@ -199,7 +200,8 @@ fn check_crate(
             welltempered_analyze::remark::to_json(&analysis)
         ))?,
     }
-    summarise(&analysis);
+    let plan = welltempered_analyze::fix::plan(&analysis)?;
+    summarise(&analysis, &plan);
     if let Some(opts) = fix {
         let report = welltempered_analyze::fix::apply(&analysis, opts)?;
         emit(&report.to_string())?;
@@ -207,8 +209,8 @@ fn check_crate(
     Ok(())
 }
 
-/// The summary line of one crate, on stderr.
-fn summarise(analysis: &welltempered_analyze::Analysis) {
+/// The summary line of one crate, on stderr, with what `--fix` would change.
+fn summarise(analysis: &welltempered_analyze::Analysis, plan: &welltempered_analyze::fix::Plan) {
     let notes = match analysis.notes.len() {
         0 => String::new(),
         1 => "; 1 note (something not read)".to_string(),
@@ -216,7 +218,7 @@ fn summarise(analysis: &welltempered_analyze::Analysis) {
     };
     let t = analysis.targets.len();
     eprintln!(
-        "{}: {}; {} lines of Rust in {t} target{}{notes}",
+        "{}: {}; {plan}; {} lines of Rust in {t} target{}{notes}",
         analysis.root.display(),
         analysis.summary(),
         analysis.lines,
