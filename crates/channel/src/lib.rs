@@ -49,7 +49,9 @@
 //! * **Make it shareable** with [`Sender::into_shared`] / [`Receiver::into_shared`]: a
 //!   [`SharedSender`] or [`SharedReceiver`] is `Sync` and derefs to the plain handle, so
 //!   `&tx` in scoped threads, `Arc<SharedSender<T>>` and `static`s work unchanged; its side
-//!   then always uses the shared discipline.
+//!   then always uses the shared discipline. [`shared::unbounded`] and [`shared::bounded`]
+//!   make a channel with shareable handles on both sides from the start (crossbeam's
+//!   handles, in effect; `cargo welltempered check --fix` writes them where it must).
 //!
 //! ```
 //! // crossbeam style: one sender shared by reference between scoped threads.
@@ -77,7 +79,7 @@ mod fence;
 pub mod progress;
 mod queue;
 mod remark;
-mod shared;
+pub mod shared;
 pub mod spsc;
 mod sync;
 mod trim;
@@ -86,7 +88,7 @@ pub use chan::{Builder, IntoIter, Iter, Receiver, RecvGuard, Sender, TryIter, Wa
 pub use error::{
     RecvError, RecvTimeoutError, SendError, SendTimeoutError, TryRecvError, TrySendError,
 };
-pub use shared::{SharedReceiver, SharedSender};
+pub use shared::{SharedIntoIter, SharedReceiver, SharedSender};
 
 /// An unbounded channel (default waiting: spin, then park).
 #[track_caller]

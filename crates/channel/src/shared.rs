@@ -1,6 +1,9 @@
 //! Shareable handles: [`SharedSender`] and [`SharedReceiver`], which are `Sync`, for code that
 //! shares one handle by reference between threads (`&tx` in scoped threads, a handle in an
-//! `Arc` or a `static`), as code written for crossbeam-channel or `std::sync::mpsc` does.
+//! `Arc` or a `static`), as code written for crossbeam-channel or `std::sync::mpsc` does; and
+//! [`unbounded`] and [`bounded`], which make a channel with shared handles on both sides (what
+//! `cargo welltempered check --fix` writes for a channel whose handles turn out to be shared by
+//! reference).
 //!
 //! **How.** A plain handle is `!Sync` so that the number of handles on a side is the number of
 //! threads that can use it: one handle means one thread, and the side runs its single
@@ -18,6 +21,39 @@
 use crate::chan::{Iter, Receiver, Sender, TryIter};
 use core::fmt;
 use core::ops::Deref;
+
+/// An unbounded channel whose handles are shareable from the start: what
+/// crossbeam-channel's `unbounded` gives (`Sync`, `Clone` handles on both sides), for code that
+/// shares a handle by reference and is not worth restructuring. Both sides use the shared
+/// disciplines for the channel's whole life; [`crate::unbounded`] with a clone per thread is
+/// faster where it fits.
+///
+/// ```
+/// let (tx, rx) = welltempered_channel::shared::unbounded::<u32>();
+/// std::thread::scope(|s| {
+///     for i in 0..3 {
+///         let tx = &tx;
+///         s.spawn(move || tx.send(i).unwrap());
+///     }
+/// });
+/// drop(tx);
+/// let mut got: Vec<u32> = rx.into_iter().collect();
+/// got.sort();
+/// assert_eq!(got, [0, 1, 2]);
+/// ```
+#[track_caller]
+pub fn unbounded<T>() -> (SharedSender<T>, SharedReceiver<T>) {
+    let (tx, rx) = crate::unbounded();
+    (tx.into_shared(), rx.into_shared())
+}
+
+/// A channel holding at most `cap` elements (`0`: rendezvous) whose handles are shareable
+/// from the start, as crossbeam-channel's `bounded`; see [`unbounded`].
+#[track_caller]
+pub fn bounded<T>(cap: usize) -> (SharedSender<T>, SharedReceiver<T>) {
+    let (tx, rx) = crate::bounded(cap);
+    (tx.into_shared(), rx.into_shared())
+}
 
 /// A sending handle that can be shared between threads by reference: `Sync`, unlike
 /// [`Sender`]. Made by [`Sender::into_shared`]; derefs to [`Sender`], so it has every
@@ -154,6 +190,37 @@ impl<'a, T> IntoIterator for &'a SharedReceiver<T> {
     }
 }
 
+/// The consuming iterator of a [`SharedReceiver`]: it receives until every sender is gone and
+/// the channel is empty, as [`crate::IntoIter`] does for a plain receiver.
+pub struct SharedIntoIter<T> {
+    rx: SharedReceiver<T>,
+}
+
+impl<T> Iterator for SharedIntoIter<T> {
+    type Item = T;
+    fn next(&mut self) -> Option<T> {
+        self.rx.recv().ok()
+    }
+}
+
+impl<T> core::iter::FusedIterator for SharedIntoIter<T> {}
+
+impl<T> fmt::Debug for SharedIntoIter<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedIntoIter")
+            .field("rx", &self.rx)
+            .finish()
+    }
+}
+
+impl<T> IntoIterator for SharedReceiver<T> {
+    type Item = T;
+    type IntoIter = SharedIntoIter<T>;
+    fn into_iter(self) -> SharedIntoIter<T> {
+        SharedIntoIter { rx: self }
+    }
+}
+
 impl<T> SharedReceiver<T> {
     /// The elements available now, as [`Receiver::try_iter`].
     pub fn try_iter(&self) -> TryIter<'_, T> {
@@ -180,6 +247,40 @@ mod tests {
     use std::sync::Arc;
 
     fn assert_sync<T: Sync>(_: &T) {}
+
+    #[test]
+    fn shared_constructors_give_sync_handles_and_a_consuming_iterator() {
+        // Room for every element: the senders never wait for the iterator below.
+        let (tx, rx) = super::bounded::<u64>(300);
+        assert_sync(&tx);
+        assert_sync(&rx);
+        let drained = std::thread::scope(|s| {
+            for i in 0..3 {
+                let tx = &tx;
+                s.spawn(move || {
+                    for j in 0..100 {
+                        tx.send(i * 1000 + j).unwrap();
+                    }
+                });
+            }
+            // A receiver shared by reference takes some while the senders run.
+            let rx = &rx;
+            s.spawn(move || (0..50).map(|_| rx.recv().unwrap()).collect::<Vec<_>>())
+                .join()
+                .unwrap()
+        });
+        drop(tx);
+        // Every sender is gone: the iterator drains what is left, then ends (and stays ended).
+        let mut it = rx.into_iter();
+        let mut got: Vec<u64> = it.by_ref().collect();
+        assert_eq!(it.next(), None);
+        got.extend(drained);
+        got.sort_unstable();
+        let want: Vec<u64> = (0..3)
+            .flat_map(|i| (0..100).map(move |j| i * 1000 + j))
+            .collect();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn shared_handles_are_sync_and_counted() {
