@@ -1,5 +1,6 @@
 //! `--fix`: rewrites channel constructors to `welltempered::channel` (`spsc` where both sides are
-//! proved single), adds the `welltempered` dependency (by version, path or git; the manifest is
+//! proved single; `shared::{unbounded, bounded}`, whose handles are `Sync`, when the crate turns
+//! out to share a handle by reference), adds the `welltempered` dependency (by version, path or git; the manifest is
 //! edited with toml_edit, its formatting kept), runs `cargo check` on every target and, when the
 //! crate has tests, `cargo test`, and restores every original byte when either fails. Nothing
 //! unchecked is left on disk.
@@ -49,6 +50,9 @@ impl fmt::Display for FixReport {
     }
 }
 
+/// The family of a handle type whose import could not be resolved: it blocks every family.
+const ANY_FAMILY: &str = "*";
+
 /// Handle-type names of each family that are named in the crate, with where.
 fn named_handle_types(root: &Path) -> Result<Vec<(String, Site)>, Error> {
     let krate = crate::discover::discover(root)?;
@@ -62,22 +66,31 @@ fn named_handle_types(root: &Path) -> Result<Vec<(String, Site)>, Error> {
         }
         impl<'a> Visit<'a> for V<'_> {
             fn visit_type_path(&mut self, t: &'a syn::TypePath) {
-                let c = self.imp.canonical(&t.path);
-                if c.len() >= 2
-                    && matches!(
-                        c.last().map(String::as_str),
-                        Some("Sender" | "Receiver" | "SyncSender")
+                let handle_type = t.path.segments.last().is_some_and(|l| {
+                    matches!(
+                        l.ident.to_string().as_str(),
+                        "Sender" | "Receiver" | "SyncSender"
                     )
-                {
+                });
+                if handle_type {
                     let s = syn::spanned::Spanned::span(t).start();
-                    self.out.push((
-                        c[..c.len() - 1].join("::"),
-                        Site {
-                            file: self.file.clone(),
-                            line: s.line,
-                            column: s.column + 1,
-                        },
-                    ));
+                    let site = Site {
+                        file: self.file.clone(),
+                        line: s.line,
+                        column: s.column + 1,
+                    };
+                    // Every family the name may be: `#[cfg]` alternatives import `Sender` from
+                    // std in one configuration and from crossbeam in another. A bare name that
+                    // nothing visible imports (reached through a parent's glob, say) may be
+                    // any family's.
+                    for c in self.imp.canonical_all(&t.path) {
+                        let family = if c.len() >= 2 {
+                            c[..c.len() - 1].join("::")
+                        } else {
+                            ANY_FAMILY.to_string()
+                        };
+                        self.out.push((family, site.clone()));
+                    }
                 }
                 syn::visit::visit_type_path(self, t);
             }
@@ -189,10 +202,18 @@ pub fn plan(a: &Analysis) -> Result<Plan, Error> {
             continue;
         }
         let family = c.constructor.rsplit_once("::").map_or("", |x| x.0);
-        if let Some((ty, s)) = named.iter().find(|(fam, _)| fam == family) {
+        if let Some((ty, s)) = named
+            .iter()
+            .find(|(fam, _)| fam == family || fam == ANY_FAMILY)
+        {
+            let what = if ty == ANY_FAMILY {
+                "a handle type of unresolved origin (Sender, Receiver or SyncSender)".to_string()
+            } else {
+                format!("the handle type {ty}::…")
+            };
             plan.kept.push((
                 c.site.clone(),
-                format!("the handle type {ty}::… is named at {s}; it would no longer match"),
+                format!("{what} is named at {s}; it would no longer match"),
             ));
             continue;
         }
@@ -226,53 +247,30 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
             .collect(),
         ..FixReport::default()
     };
-    // Per file: the byte range of each constructor path, its new path, and its family.
-    let mut edits: BTreeMap<String, Vec<(usize, usize, String, String)>> = BTreeMap::new();
-    for r in plan.rewrites {
-        edits.entry(r.site.file.clone()).or_default().push((
-            r.span.0,
-            r.span.1,
-            r.to.to_string(),
-            r.family,
-        ));
-        report.rewritten.push((r.site, r.to.to_string()));
-    }
-    if edits.is_empty() {
+    if plan.rewrites.is_empty() {
         return Ok(report);
     }
-    let mut originals: Vec<(PathBuf, Option<Vec<u8>>)> = Vec::new();
     let io = |file: &Path, e: std::io::Error| Error::Io {
         file: file.to_path_buf(),
         message: e.to_string(),
     };
-    let mut planned: Vec<(PathBuf, String)> = Vec::new();
-    for (rel, mut es) in edits {
-        let p = a.root.join(&rel);
-        let mut text = std::fs::read_to_string(&p).map_err(|e| io(&p, e))?;
-        es.sort_by_key(|x| std::cmp::Reverse(x.0));
-        for (s, e, to, _) in es.iter() {
-            text.replace_range(*s..*e, to);
-        }
-        let families: Vec<&str> = es.iter().map(|x| x.3.as_str()).collect();
-        let text = remove_unused_imports(&text, &families);
-        planned.push((p, text));
-    }
+    // The files the rewrite touches, as they are now (the lock file may not exist yet).
     let manifest = a.root.join("Cargo.toml");
-    let mtext = std::fs::read_to_string(&manifest).map_err(|e| io(&manifest, e))?;
-    if let Some(new) = dependency_added(&mtext, &opts.dependency).map_err(|m| Error::Manifest {
-        file: manifest.clone(),
-        line: 1,
-        message: m,
-    })? {
-        planned.push((manifest, new));
-    }
     let lock = a.root.join("Cargo.lock");
-    originals.push((lock.clone(), std::fs::read(&lock).ok()));
-    for (p, _) in &planned {
-        originals.push((p.clone(), Some(std::fs::read(p).map_err(|e| io(p, e))?)));
+    let mut originals: Vec<(PathBuf, Option<Vec<u8>>)> =
+        vec![(lock.clone(), std::fs::read(&lock).ok())];
+    let mut files: Vec<&str> = plan.rewrites.iter().map(|r| r.site.file.as_str()).collect();
+    files.sort_unstable();
+    files.dedup();
+    for p in files
+        .iter()
+        .map(|f| a.root.join(f))
+        .chain([manifest.clone()])
+    {
+        originals.push((p.clone(), Some(std::fs::read(&p).map_err(|e| io(&p, e))?)));
     }
-    let restore = |originals: &[(PathBuf, Option<Vec<u8>>)]| {
-        for (p, bytes) in originals {
+    let restore = || {
+        for (p, bytes) in &originals {
             match bytes {
                 Some(b) => {
                     let _ = std::fs::write(p, b);
@@ -283,18 +281,45 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
             }
         }
     };
-    for (p, text) in &planned {
-        if let Err(e) = std::fs::write(p, text) {
-            restore(&originals);
-            return Err(io(p, e));
+    // First the plain constructors; if the crate shares a handle by reference (the plain
+    // handles are not `Sync`, and cargo says so), once more with shared handles for every
+    // channel not proved single/single.
+    let mut shared = false;
+    loop {
+        let rewrites: Vec<(&Rewrite, &'static str)> = plan
+            .rewrites
+            .iter()
+            .map(|r| (r, if shared { shared_path(r.to) } else { r.to }))
+            .collect();
+        if let Err(e) = write_rewrites(a, opts, &rewrites, &manifest) {
+            restore();
+            return Err(e);
         }
-    }
-    // Every target: a rewritten test or example must compile too.
-    if let Err(e) = cargo(a, opts, &["check", "--quiet", "--all-targets"]) {
-        restore(&originals);
-        return Err(Error::Fix(format!(
-            "cargo check failed after the rewrite ({e}); originals restored"
-        )));
+        // Every target: a rewritten test or example must compile too.
+        match cargo(a, opts, &["check", "--quiet", "--all-targets"]) {
+            Ok(()) => {
+                report.rewritten = rewrites
+                    .iter()
+                    .map(|(r, to)| (r.site.clone(), (*to).to_string()))
+                    .collect();
+                break;
+            }
+            Err(e)
+                if !shared
+                    && e.shared
+                    && plan.rewrites.iter().any(|r| shared_path(r.to) != r.to) =>
+            {
+                restore();
+                shared = true;
+            }
+            Err(e) => {
+                restore();
+                return Err(Error::Fix(format!(
+                    "cargo check failed after the rewrite ({}); originals restored",
+                    e.first
+                )));
+            }
+        }
     }
     let verify = match opts.verify_tests {
         Some(v) => v,
@@ -302,9 +327,10 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
     };
     if verify {
         if let Err(e) = cargo(a, opts, &["test", "--quiet"]) {
-            restore(&originals);
+            restore();
             return Err(Error::Fix(format!(
-                "the crate's tests failed after the rewrite ({e}); originals restored"
+                "the crate's tests failed after the rewrite ({}); originals restored",
+                e.first
             )));
         }
         report.tested = true;
@@ -312,8 +338,74 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
     Ok(report)
 }
 
-/// Runs `cargo ARGS` on the analysed crate: `Err` with the first error line when it fails.
-fn cargo(a: &Analysis, opts: &FixOptions, args: &[&str]) -> Result<(), String> {
+/// The shared-handle constructor for a rewrite that is not to `spsc`: handles that are `Sync`,
+/// as crossbeam's are (`welltempered::channel::shared::unbounded`); `spsc` paths unchanged.
+fn shared_path(to: &'static str) -> &'static str {
+    match to {
+        "welltempered::channel::unbounded" => "welltempered::channel::shared::unbounded",
+        "welltempered::channel::bounded" => "welltempered::channel::shared::bounded",
+        other => other,
+    }
+}
+
+/// Writes the rewritten sources (each constructor path replaced, imports the rewrite left
+/// unused removed) and the manifest with the dependency added.
+fn write_rewrites(
+    a: &Analysis,
+    opts: &FixOptions,
+    rewrites: &[(&Rewrite, &str)],
+    manifest: &Path,
+) -> Result<(), Error> {
+    let io = |file: &Path, e: std::io::Error| Error::Io {
+        file: file.to_path_buf(),
+        message: e.to_string(),
+    };
+    // Per file: the byte range of each constructor path, its new path, and its family.
+    let mut edits: BTreeMap<&str, Vec<(usize, usize, &str, &str)>> = BTreeMap::new();
+    for (r, to) in rewrites {
+        edits.entry(r.site.file.as_str()).or_default().push((
+            r.span.0,
+            r.span.1,
+            to,
+            r.family.as_str(),
+        ));
+    }
+    let mut planned: Vec<(PathBuf, String)> = Vec::new();
+    for (rel, mut es) in edits {
+        let p = a.root.join(rel);
+        let mut text = std::fs::read_to_string(&p).map_err(|e| io(&p, e))?;
+        es.sort_by_key(|x| std::cmp::Reverse(x.0));
+        for (s, e, to, _) in es.iter() {
+            text.replace_range(*s..*e, to);
+        }
+        let families: Vec<&str> = es.iter().map(|x| x.3).collect();
+        let text = remove_unused_imports(&text, &families);
+        planned.push((p, text));
+    }
+    let mtext = std::fs::read_to_string(manifest).map_err(|e| io(manifest, e))?;
+    if let Some(new) = dependency_added(&mtext, &opts.dependency).map_err(|m| Error::Manifest {
+        file: manifest.to_path_buf(),
+        line: 1,
+        message: m,
+    })? {
+        planned.push((manifest.to_path_buf(), new));
+    }
+    for (p, text) in &planned {
+        std::fs::write(p, text).map_err(|e| io(p, e))?;
+    }
+    Ok(())
+}
+
+/// A cargo command that failed: its first error line, and whether its output says a handle
+/// is shared by reference between threads (our plain handles are not `Sync`, and the compiler
+/// names the marker type that says so).
+struct CargoFailure {
+    first: String,
+    shared: bool,
+}
+
+/// Runs `cargo ARGS` on the analysed crate.
+fn cargo(a: &Analysis, opts: &FixOptions, args: &[&str]) -> Result<(), CargoFailure> {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.args(args)
         .arg("--manifest-path")
@@ -321,9 +413,10 @@ fn cargo(a: &Analysis, opts: &FixOptions, args: &[&str]) -> Result<(), String> {
     if let Some(t) = &opts.target_dir {
         cmd.arg("--target-dir").arg(t);
     }
-    let o = cmd
-        .output()
-        .map_err(|e| format!("could not run cargo: {e}"))?;
+    let o = cmd.output().map_err(|e| CargoFailure {
+        first: format!("could not run cargo: {e}"),
+        shared: false,
+    })?;
     if o.status.success() {
         return Ok(());
     }
@@ -334,7 +427,10 @@ fn cargo(a: &Analysis, opts: &FixOptions, args: &[&str]) -> Result<(), String> {
         .chain(out.lines())
         .find(|l| l.starts_with("error") || l.contains("panicked at") || l.contains("FAILED"))
         .unwrap_or("failed");
-    Err(first.trim().to_string())
+    Err(CargoFailure {
+        first: first.trim().to_string(),
+        shared: err.contains("NotSyncCloneOrCallIntoShared"),
+    })
 }
 
 /// Whether the crate has tests: a `#[test]` in any file of any target, or a target in `tests/`.

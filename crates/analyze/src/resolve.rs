@@ -139,6 +139,49 @@ impl Imports {
         out
     }
 
+    /// Every canonical path `path` may name where it is written: one per `use` of its first
+    /// segment visible there (several when `#[cfg]` alternatives import the same name from
+    /// different crates), or through each visible glob for a single segment; the path as
+    /// written when nothing imports it.
+    pub fn canonical_all(&self, path: &syn::Path) -> Vec<Vec<String>> {
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let line = path
+            .segments
+            .first()
+            .map_or(0, |s| s.ident.span().start().line);
+        let mut out: Vec<Vec<String>> = Vec::new();
+        if let Some(first) = segs.first()
+            && path.leading_colon.is_none()
+        {
+            for (full, _) in self
+                .aliases
+                .get(first)
+                .into_iter()
+                .flatten()
+                .filter(|(_, s)| within(line, *s))
+            {
+                out.push(
+                    full.iter()
+                        .cloned()
+                        .chain(segs[1..].iter().cloned())
+                        .collect(),
+                );
+            }
+            if out.is_empty() && segs.len() == 1 {
+                for (g, _) in self.globs.iter().filter(|(_, s)| within(line, *s)) {
+                    out.push(g.iter().cloned().chain(segs.iter().cloned()).collect());
+                }
+            }
+        }
+        if out.is_empty() {
+            out.push(segs);
+        }
+        for c in &mut out {
+            normalise(c);
+        }
+        out
+    }
+
     /// The constructor `path` names, if any.
     pub fn constructor(&self, path: &syn::Path) -> Option<Ctor> {
         let c = self.canonical(path);
@@ -234,6 +277,39 @@ mod tests {
         let f: syn::File = syn::parse_str(src).unwrap();
         let p: syn::Path = syn::parse_str(call).unwrap();
         Imports::of(&f).constructor(&p).map(|c| c.name)
+    }
+
+    #[test]
+    fn every_cfg_alternative_of_a_name_is_a_candidate() {
+        let src = "#[cfg(feature = \"crossbeam\")]\n\
+                   use crossbeam_channel::{unbounded as channel, Sender};\n\
+                   #[cfg(not(feature = \"crossbeam\"))]\n\
+                   use std::sync::mpsc::{channel, Sender};\n\
+                   mod m { use super::*; }\n";
+        let imp = Imports::of(&syn::parse_str(src).unwrap());
+        let all = |p: &str| {
+            let mut v: Vec<String> = imp
+                .canonical_all(&syn::parse_str(p).unwrap())
+                .into_iter()
+                .map(|c| c.join("::"))
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            all("Sender"),
+            ["crossbeam_channel::Sender", "std::sync::mpsc::Sender"]
+        );
+        // Nothing imports it: the name as written (its origin unknown).
+        assert_eq!(all("Receiver"), ["Receiver"]);
+        // A glob: through it.
+        let imp = Imports::of(&syn::parse_str("use flume::*;").unwrap());
+        let got: Vec<String> = imp
+            .canonical_all(&syn::parse_str("Sender").unwrap())
+            .into_iter()
+            .map(|c| c.join("::"))
+            .collect();
+        assert_eq!(got, ["flume::Sender"]);
     }
 
     #[test]

@@ -329,6 +329,12 @@ fn fix_round_trips_and_restores_on_failure() {
         ("spawned_in_loop", "welltempered::channel::unbounded()"),
         // The element type is kept: `channel()` alone would infer i32 and the sum overflow.
         ("turbofish", "welltempered::channel::spsc::channel::<u64>()"),
+        // A sender shared by reference between threads: plain handles are not Sync, so the
+        // rewrite is retried with shareable ones.
+        (
+            "shared_by_reference",
+            "welltempered::channel::shared::unbounded()",
+        ),
     ] {
         let d = work.join(name);
         copy_dir(&manifest_dir().join("tests/fixtures").join(name), &d);
@@ -411,5 +417,22 @@ fn the_dependency_is_added_by_version_path_or_git_keeping_the_manifest() {
     assert!(
         b.ends_with("[dependencies]\nwelltempered = \"0.1\"\n"),
         "{b}"
+    );
+}
+
+#[test]
+fn fix_keeps_a_channel_whose_handle_type_is_named_under_any_cfg() {
+    // `Sender` is crossbeam's in one configuration and std's in the other: named either way.
+    let a = welltempered_analyze::analyze_crate(
+        &manifest_dir().join("tests/fixtures/cfg_alternative_imports"),
+    )
+    .unwrap();
+    let plan = welltempered_analyze::fix::plan(&a).unwrap();
+    assert!(plan.rewrites.is_empty(), "{plan}");
+    assert_eq!(plan.kept.len(), 1);
+    assert!(
+        plan.kept[0].1.contains("is named at src/main.rs:10"),
+        "{:?}",
+        plan.kept
     );
 }
