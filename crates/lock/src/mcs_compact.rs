@@ -142,6 +142,24 @@ impl<W: Wait> McsCompact<W> {
     /// same lock (on any thread), and this is its one release.
     #[inline]
     pub unsafe fn unlock(&self, token: McsCompactToken) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.unlock_noting_successor(token, || {}) }
+    }
+
+    /// [`unlock`](Self::unlock), calling `before_hand_over` first if a thread is queued behind
+    /// the holder (exactly then: a successor that swapped the tail before this release is seen,
+    /// by the read-modify-write that would otherwise empty the queue; one that comes later
+    /// finds the lock free). [`crate::Mutex`] uses it to keep the head's mark for its successor.
+    ///
+    /// # Safety
+    ///
+    /// As for [`unlock`](Self::unlock).
+    #[inline]
+    pub unsafe fn unlock_noting_successor(
+        &self,
+        token: McsCompactToken,
+        before_hand_over: impl FnOnce(),
+    ) {
         let n = token.node;
         // Acquire: the successor's node fields are visible once we see the link.
         let succ = n.next.load(Ordering::Acquire);
@@ -155,6 +173,7 @@ impl<W: Wait> McsCompact<W> {
             free_node(n);
             return;
         }
+        before_hand_over();
         hand_over::<W>(n, succ);
     }
 
@@ -172,6 +191,37 @@ mod tests {
     use std::cell::UnsafeCell;
 
     const ITERS: u64 = if cfg!(miri) { 20 } else { 5_000 };
+
+    #[test]
+    fn unlock_notes_a_successor_exactly_when_one_is_queued() {
+        let lock: McsCompact = McsCompact::new();
+        // Alone: nobody to hand over to.
+        let t = lock.lock();
+        let mut noted = false;
+        // SAFETY: `t` is from this lock, released once.
+        unsafe { lock.unlock_noting_successor(t, || noted = true) };
+        assert!(!noted);
+        // A thread queued behind the holder: noted before it is handed the lock.
+        let t = lock.lock();
+        let held = lock.tail.load(Ordering::Relaxed);
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| {
+                let t = lock.lock();
+                // SAFETY: as above.
+                unsafe { lock.unlock(t) };
+            });
+            // Its swap of the tail is what makes it a successor.
+            while lock.tail.load(Ordering::Relaxed) == held {
+                std::thread::yield_now();
+            }
+            let mut noted = false;
+            // SAFETY: as above.
+            unsafe { lock.unlock_noting_successor(t, || noted = true) };
+            assert!(noted);
+            waiter.join().unwrap();
+        });
+        assert!(!lock.is_locked());
+    }
 
     /// A counter guarded by a compact lock, incremented non-atomically.
     struct Guarded<W: Wait> {
