@@ -205,3 +205,50 @@ impl From<RecvError> for RecvTimeoutError {
         Self::Disconnected
     }
 }
+
+/// [`Select::try_select`](crate::Select::try_select) found no operation ready.
+#[derive(PartialEq, Eq, Clone, Copy, Debug)]
+pub struct TrySelectError;
+
+/// [`Select::select_timeout`](crate::Select::select_timeout) found no operation ready before
+/// its deadline.
+#[derive(PartialEq, Eq, Clone, Copy, Debug)]
+pub struct SelectTimeoutError;
+
+/// [`Select::try_ready`](crate::Select::try_ready) found no operation ready.
+#[derive(PartialEq, Eq, Clone, Copy, Debug)]
+pub struct TryReadyError;
+
+/// [`Select::ready_timeout`](crate::Select::ready_timeout) found no operation ready before
+/// its deadline.
+#[derive(PartialEq, Eq, Clone, Copy, Debug)]
+pub struct ReadyTimeoutError;
+
+impl fmt::Display for TrySelectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        "all operations in select would block".fmt(f)
+    }
+}
+
+impl fmt::Display for SelectTimeoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        "timed out waiting on select".fmt(f)
+    }
+}
+
+impl fmt::Display for TryReadyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        "all operations in select would block".fmt(f)
+    }
+}
+
+impl fmt::Display for ReadyTimeoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        "timed out waiting on ready".fmt(f)
+    }
+}
+
+impl std::error::Error for TrySelectError {}
+impl std::error::Error for SelectTimeoutError {}
+impl std::error::Error for TryReadyError {}
+impl std::error::Error for ReadyTimeoutError {}

@@ -24,6 +24,7 @@
 //!   not a guess, because the handles are `Send` but not `Sync`: the number of live senders is
 //!   the number of threads that can send. Share a handle by **cloning** it, not by reference.
 //! * [`spsc`]: handles that are not `Clone`, so a second producer is a compile error.
+//! * [`select!`], [`Select`] and the timer channels [`after`], [`at`], [`tick`], [`never`].
 //! * Batches ([`Sender::send_iter`], [`Receiver::recv_many`]) and a borrowing receive
 //!   ([`Receiver::recv_ref`]).
 //! * Waiting chosen per channel with [`Builder`] ([`Wait::Spin`], [`Wait::Park`],
@@ -67,10 +68,40 @@
 //! assert_eq!(rx.iter().sum::<usize>(), 3);
 //! ```
 //!
-//! Other differences: `select!` and the timer channels (`after`, `tick`, `never`) of
-//! crossbeam are not provided; [`Receiver::recv_ref`] (a borrowing receive) needs a plain
-//! handle; the last receiver's drop drops the elements left in the channel, as crossbeam's
-//! current version does.
+//! Other differences: [`Receiver::recv_ref`] (a borrowing receive) needs a plain handle; the
+//! last receiver's drop drops the elements left in the channel, as crossbeam's current version
+//! does; in [`select!`] a `send` case's value is evaluated before the selection (crossbeam
+//! evaluates it only for the chosen case); a send chosen by the dynamic [`Select`] was ready
+//! when chosen, and [`SelectedOperation::send`] waits for room if other senders took it since.
+//!
+//! # Select and timers
+//!
+//! [`select!`] (and [`select_biased!`]) wait on several operations at once, with crossbeam's
+//! syntax; [`Select`] builds the same selection at run time. [`after`], [`at`], [`tick`] and
+//! [`never`] are receivers of `Instant`s for timeouts and periodic work, in a select or alone.
+//! Selecting costs nothing to channels nobody selects on: a selector that must sleep registers
+//! with the same eventcounts blocked receives use, so a send still pays only a fence and a load
+//! when nobody waits.
+//!
+//! ```
+//! use std::time::Duration;
+//! use welltempered_channel::{select, tick, unbounded};
+//! let (tx, rx) = unbounded::<u32>();
+//! let ticker = tick(Duration::from_millis(1));
+//! std::thread::spawn(move || (0..3).for_each(|i| tx.send(i).unwrap()));
+//! let (mut got, mut ticks) = (Vec::new(), 0);
+//! loop {
+//!     select! {
+//!         recv(rx) -> v => match v {
+//!             Ok(v) => got.push(v),
+//!             Err(_) => break, // the sender is gone
+//!         },
+//!         recv(ticker) -> _ => ticks += 1,
+//!     }
+//! }
+//! assert_eq!(got, [0, 1, 2]);
+//! # let _ = ticks;
+//! ```
 
 mod chan;
 pub mod error;
@@ -79,15 +110,24 @@ mod fence;
 pub mod progress;
 mod queue;
 mod remark;
+#[doc(hidden)]
+pub mod select;
 pub mod shared;
 pub mod spsc;
 mod sync;
 mod trim;
 
-pub use chan::{Builder, IntoIter, Iter, Receiver, RecvGuard, Sender, TryIter, Wait};
-pub use error::{
-    RecvError, RecvTimeoutError, SendError, SendTimeoutError, TryRecvError, TrySendError,
+pub use chan::{
+    Builder, IntoIter, Iter, Receiver, RecvFut, RecvGuard, SendFut, Sender, TryIter, Wait, after,
+    at, never, tick,
 };
+#[cfg(feature = "futures")]
+pub use chan::{RecvStream, SendSink};
+pub use error::{
+    ReadyTimeoutError, RecvError, RecvTimeoutError, SelectTimeoutError, SendError,
+    SendTimeoutError, TryReadyError, TryRecvError, TrySelectError, TrySendError,
+};
+pub use select::{Select, SelectedOperation};
 pub use shared::{SharedIntoIter, SharedReceiver, SharedSender};
 
 /// An unbounded channel (default waiting: spin, then park).

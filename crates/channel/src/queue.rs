@@ -1,9 +1,9 @@
 //! The segmented queue under every channel, with a claiming discipline per side that follows
 //! how many handles that side has.
 //!
-//! **Algorithm.** An unbounded FIFO of linked array segments (WTC, `runtime/segment_queue.hpp`
-//! and its single-consumer and single-producer forms, §"Specialised implementations"; the index
-//! and installation protocol is crossbeam-channel's list flavor). Positions are global indices;
+//! **Algorithm.** An unbounded FIFO of linked array segments, with single-consumer and
+//! single-producer forms of each side (the index and installation protocol is crossbeam-channel's
+//! list flavor, <https://github.com/crossbeam-rs/crossbeam/blob/master/crossbeam-channel/src/flavors/list.rs>). Positions are global indices;
 //! the slot for index `i` is offset `i % SEG` of its segment, and offset `SEG - 1` is never a
 //! slot: an index resting there means "the next segment is being installed". Each slot carries a
 //! *stamp*: the producer writes the value, then stores `i + 1` with release; the consumer owns

@@ -2,9 +2,9 @@
 //!
 //! **Algorithm.** The segmented queue of `queue.rs` with both sides in the single discipline for
 //! their whole life: plain loads and stores and one release store per element on each side
-//! (WTC's `runtime/spsc_ring.hpp` role: an unbounded ring of segments holding elements in raw
-//! storage, popped by moving or by borrowing). The handles are not `Clone`, so a second
-//! producer or consumer is a compile error, WTC's "declared topology" check for free:
+//! (an unbounded ring of segments holding elements in raw storage, popped by moving or by
+//! borrowing). The handles are not `Clone`, so a second producer or consumer is a compile
+//! error: a declared topology, checked by the type system for free:
 //!
 //! ```compile_fail,E0599
 //! let (tx, _rx) = welltempered_channel::spsc::channel::<u32>();

@@ -96,8 +96,15 @@ impl<T> Sender<T> {
     /// Sends `value` if there is room now. A rendezvous channel has room only while a receiver
     /// is blocked in a receive.
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        self.try_send_excluding(value, 0)
+    }
+
+    /// [`Sender::try_send`], not counting `own` of a rendezvous channel's blocked receivers:
+    /// those of the calling thread's own selection, which cannot take the element while it
+    /// sends.
+    pub(crate) fn try_send_excluding(&self, value: T, own: usize) -> Result<(), TrySendError<T>> {
         let chan = &*self.chan;
-        if chan.rendezvous && chan.blocked_receivers.load(Ordering::SeqCst) == 0 {
+        if chan.rendezvous && chan.blocked_receivers.load(Ordering::SeqCst) <= own {
             return if chan.receivers_gone() {
                 Err(TrySendError::Disconnected(value))
             } else {
@@ -108,10 +115,12 @@ impl<T> Sender<T> {
         chan.wake_receivers();
         if chan.rendezvous {
             // A receiver is blocked: it takes the element or leaves, and `Ok` means taken.
-            return chan.await_taken(index, None, true).map_err(|e| match e {
-                SendTimeoutError::Timeout(v) => TrySendError::Full(v),
-                SendTimeoutError::Disconnected(v) => TrySendError::Disconnected(v),
-            });
+            return chan
+                .await_taken(index, None, true, own)
+                .map_err(|e| match e {
+                    SendTimeoutError::Timeout(v) => TrySendError::Full(v),
+                    SendTimeoutError::Disconnected(v) => TrySendError::Disconnected(v),
+                });
         }
         Ok(())
     }

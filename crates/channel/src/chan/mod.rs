@@ -7,7 +7,9 @@
 //! (received, or left in the channel and dropped with it, or by the last receiver's drop).
 //! Per channel: the queue, two cache-padded handle counts, two eventcounts.
 
+mod futures;
 mod handles;
+mod timer;
 mod topology;
 
 use crate::error::{SendTimeoutError, TrySendError};
@@ -18,8 +20,13 @@ use crate::sync::{Arc, AtomicU32, AtomicUsize, Ordering, spin_loop, yield_now};
 use core::marker::PhantomData;
 use core::panic::Location;
 use crossbeam_utils::CachePadded;
+pub use futures::{RecvFut, SendFut};
+#[cfg(feature = "futures")]
+pub use futures::{RecvStream, SendSink};
 pub use handles::{IntoIter, Iter, Receiver, RecvGuard, Sender, TryIter};
 use std::time::Instant;
+use timer::Timer;
+pub use timer::{after, at, never, tick};
 use topology::{Counts, handles};
 
 /// How a blocked operation waits, chosen per channel with [`Builder::wait`].
@@ -64,6 +71,15 @@ fn parks_after(wait: Wait, round: u32, budget: u32) -> bool {
     }
 }
 
+/// The earlier of two optional instants (`None` is never).
+pub(crate) fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
 /// How a rendezvous sender's wait for its element ended (see `Chan::await_taken`).
 enum Handover {
     /// A receiver claimed the element.
@@ -103,13 +119,13 @@ impl Builder {
     /// An unbounded channel. The construction site is what remarks report.
     #[track_caller]
     pub fn unbounded<T>(self) -> (Sender<T>, Receiver<T>) {
-        Chan::build(None, self.wait, Location::caller())
+        Chan::build_with(None, self.wait, Location::caller(), None)
     }
 
     /// A channel holding at most `cap` elements; `0` makes a rendezvous channel.
     #[track_caller]
     pub fn bounded<T>(self, cap: usize) -> (Sender<T>, Receiver<T>) {
-        Chan::build(Some(cap), self.wait, Location::caller())
+        Chan::build_with(Some(cap), self.wait, Location::caller(), None)
     }
 }
 
@@ -132,13 +148,16 @@ pub(crate) struct Chan<T> {
     /// are gone.
     send_ec: EventCount,
     site: &'static Location<'static>,
+    /// The timer of a timer channel (`timer.rs`), fired by receives that find it empty.
+    timer: Option<Timer<T>>,
 }
 
 impl<T> Chan<T> {
-    fn build(
+    fn build_with(
         cap: Option<usize>,
         wait: Wait,
         site: &'static Location<'static>,
+        timer: Option<Timer<T>>,
     ) -> (Sender<T>, Receiver<T>) {
         let chan = Arc::new(Chan {
             queue: Queue::new(cap.map(|c| c.max(1))),
@@ -154,6 +173,7 @@ impl<T> Chan<T> {
             recv_ec: EventCount::new(),
             send_ec: EventCount::new(),
             site,
+            timer,
         });
         if remark::enabled() {
             remark::emit(&remark::line(site, &chan.kind(1, 1), 1, 1, None));
@@ -271,10 +291,18 @@ impl<T> Chan<T> {
                 return Some(r);
             }
             self.adapt_budget(round, true);
-            if !ec.wait(key, deadline) {
+            // A timer channel is notified by no one: sleep until its next delivery at most.
+            let wake_at = earliest(deadline, self.timer_due());
+            if !ec.wait(key, wake_at) && wake_at == deadline {
                 return attempt();
             }
         }
+    }
+
+    /// When a timer channel's next delivery is due (`None` for other channels).
+    #[inline]
+    fn timer_due(&self) -> Option<Instant> {
+        self.timer.as_ref().and_then(Timer::due)
     }
 
     /// Adapts the spinning budget to how a wait of `round` rounds ended, as the adaptive
@@ -334,7 +362,7 @@ impl<T> Chan<T> {
                 Ok(index) => {
                     self.wake_receivers();
                     if self.rendezvous {
-                        return self.await_taken(index, deadline, false);
+                        return self.await_taken(index, deadline, false, 0);
                     }
                     return Ok(());
                 }
@@ -378,19 +406,21 @@ impl<T> Chan<T> {
     /// is blocked in a receive; it then takes the element back with a claim of its own, and
     /// exactly one of that claim and a receiver's succeeds. A receiver blocked at the deadline
     /// is waited for (it will take the element or leave), as crossbeam's zero-capacity
-    /// channel hands an element to a waiting receiver.
+    /// channel hands an element to a waiting receiver. `own` blocked receivers are the
+    /// caller's own (a selection's receives on this channel) and are not waited for.
     fn await_taken(
         &self,
         index: usize,
         deadline: Option<Instant>,
         now: bool,
+        own: usize,
     ) -> Result<(), SendTimeoutError<T>> {
         let check = |late: bool| {
             if self.queue.head_index() > index {
                 Some(Handover::Taken)
             } else if self.counts.receivers.load(Ordering::Acquire) == 0 {
                 Some(Handover::Disconnected)
-            } else if late && self.blocked_receivers.load(Ordering::SeqCst) == 0 {
+            } else if late && self.blocked_receivers.load(Ordering::SeqCst) <= own {
                 Some(Handover::NoReceiver)
             } else {
                 None
@@ -443,17 +473,108 @@ impl<T> Chan<T> {
         }
         self.blocked_receivers.fetch_add(1, Ordering::SeqCst);
         let _leave = Leave(self);
+        // A selecting sender may be asleep until some receiver blocks.
+        self.send_ec.notify();
         f()
     }
 
     /// Elements in the channel now, at most its capacity (a rendezvous channel holds none:
     /// an element waiting for its receiver is still the sender's).
     fn len(&self) -> usize {
+        // A timer channel's delivery that is due counts, though no receive has fired it yet
+        // (as crossbeam-channel counts it).
+        let due = usize::from(self.timer_due().is_some_and(|d| d <= Instant::now()));
         match self.cap {
             _ if self.rendezvous => 0,
-            Some(cap) => self.queue.len().min(cap),
+            Some(cap) => (self.queue.len() + due).min(cap),
             None => self.queue.len(),
         }
+    }
+}
+
+/// How a `select` waits for one end of a channel: the eventcount to register with, whether
+/// anyone notifies it (a [`Wait::Spin`] channel's other end never does: the select must
+/// poll), and when a timer channel's next delivery is due.
+#[doc(hidden)]
+pub struct Waiting<'a> {
+    pub(crate) ec: &'a EventCount,
+    pub(crate) notified: bool,
+    pub(crate) due: Option<Instant>,
+}
+
+impl<T> Receiver<T> {
+    /// The channel's identity (its shared state's address), the same for every handle of it.
+    pub(crate) fn channel_id(&self) -> *const () {
+        Arc::as_ptr(&self.chan).cast()
+    }
+
+    /// How a select waits for this receiver.
+    pub(crate) fn recv_waiting(&self) -> Waiting<'_> {
+        Waiting {
+            ec: &self.chan.recv_ec,
+            notified: self.chan.wait != Wait::Spin,
+            due: self.chan.timer_due(),
+        }
+    }
+
+    /// Whether a receive would not block now: an element is there, the channel is over, or
+    /// a timer delivery is due.
+    pub(crate) fn recv_ready(&self) -> bool {
+        let chan = &*self.chan;
+        chan.queue.len() > 0
+            || chan.senders_gone()
+            || chan.timer_due().is_some_and(|d| d <= Instant::now())
+    }
+
+    /// A selecting receiver goes to sleep: on a rendezvous channel it counts among the
+    /// blocked receivers a `try_send` may hand an element to (and wakes selecting senders that
+    /// wait for one). Returns whether it counted itself; if so, [`Receiver::leave_blocked`]
+    /// must follow.
+    pub(crate) fn enter_blocked(&self) -> bool {
+        let chan = &*self.chan;
+        if !chan.rendezvous {
+            return false;
+        }
+        chan.blocked_receivers.fetch_add(1, Ordering::SeqCst);
+        chan.send_ec.notify();
+        true
+    }
+
+    /// Undoes [`Receiver::enter_blocked`]: wakes rendezvous senders waiting for this
+    /// receiver to take their element or leave.
+    pub(crate) fn leave_blocked(&self) {
+        self.chan.blocked_receivers.fetch_sub(1, Ordering::SeqCst);
+        self.chan.send_ec.notify();
+    }
+}
+
+impl<T> Sender<T> {
+    /// The channel's identity (its shared state's address), the same for every handle of it.
+    pub(crate) fn channel_id(&self) -> *const () {
+        Arc::as_ptr(&self.chan).cast()
+    }
+
+    /// How a select waits for this sender.
+    pub(crate) fn send_waiting(&self) -> Waiting<'_> {
+        Waiting {
+            ec: &self.chan.send_ec,
+            notified: self.chan.wait != Wait::Spin,
+            due: None,
+        }
+    }
+
+    /// Whether a send would not block now: there is room (for a rendezvous channel, a
+    /// receiver other than the caller's `own` is blocked in a receive), or every receiver is
+    /// gone.
+    pub(crate) fn send_ready(&self, own: usize) -> bool {
+        let chan = &*self.chan;
+        chan.receivers_gone()
+            || chan.queue.closed_for_producers()
+            || if chan.rendezvous {
+                chan.blocked_receivers.load(Ordering::SeqCst) > own
+            } else {
+                chan.queue.len() < chan.cap.unwrap_or(usize::MAX)
+            }
     }
 }
 

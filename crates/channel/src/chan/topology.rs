@@ -94,8 +94,31 @@ impl<T> Chan<T> {
     #[inline]
     pub(super) fn claim(&self) -> Option<(Claim<T>, bool)> {
         // Acquire: as in `push`, for departed receivers.
-        if !self.rendezvous && self.counts.receivers.load(Ordering::Acquire) == 1 {
+        let claimed = if !self.rendezvous && self.counts.receivers.load(Ordering::Acquire) == 1 {
             // SAFETY: the only receiver is the caller's, on this thread (as in `push`).
+            unsafe { self.queue.claim_single() }.map(|c| (c, false))
+        } else {
+            self.queue.claim_shared().map(|c| (c, true))
+        };
+        if claimed.is_none() && self.timer.is_some() {
+            return self.claim_after_firing();
+        }
+        claimed
+    }
+
+    /// A timer channel found empty: fires the timer if a delivery is due, pushing it (with the
+    /// shared discipline: the timer counts as a shared sender), then claims once more.
+    #[cold]
+    #[inline(never)]
+    fn claim_after_firing(&self) -> Option<(Claim<T>, bool)> {
+        let message = self.timer.as_ref()?.fire(std::time::Instant::now())?;
+        // Full only if another receiver's delivery is still there: this one is dropped, as
+        // a ticker drops the ticks nobody takes.
+        if self.queue.push_shared(message, self.cap).is_ok() {
+            self.wake_receivers();
+        }
+        if !self.rendezvous && self.counts.receivers.load(Ordering::Acquire) == 1 {
+            // SAFETY: as in `claim`.
             unsafe { self.queue.claim_single() }.map(|c| (c, false))
         } else {
             self.queue.claim_shared().map(|c| (c, true))
@@ -166,7 +189,11 @@ impl<T> Chan<T> {
     pub(super) fn take_run(&self, max: usize, buf: &mut Vec<T>) -> Option<usize> {
         let spare = (buf.capacity() - buf.len()).min(max);
         // Acquire: as in `claim` (read afresh: growing `buf` ran user code).
-        if spare == 0 || self.rendezvous || self.counts.receivers.load(Ordering::Acquire) != 1 {
+        if spare == 0
+            || self.rendezvous
+            || self.timer.is_some()
+            || self.counts.receivers.load(Ordering::Acquire) != 1
+        {
             return None;
         }
         // SAFETY: as in `claim`, the only receiver is the caller's, on this thread; and `buf`

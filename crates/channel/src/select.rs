@@ -1,0 +1,983 @@
+//! Selection over several channel operations: the dynamic [`Select`] and the
+//! [`select!`](crate::select!) macro, shaped like crossbeam-channel's
+//! (<https://docs.rs/crossbeam-channel/0.5/crossbeam_channel/struct.Select.html>) so that code
+//! using them ports by changing the path.
+//!
+//! **Algorithm.** Each operation is attempted in turn, starting at a random one so that no
+//! ready operation is starved (fairness when several are ready). A receive is attempted with
+//! `try_recv`, so the element is taken during the selection and the operation is complete once
+//! chosen; a send of the macro is attempted with `try_send`. When none succeeds, the selector
+//! spins and yields a little as a blocked receive does, then sleeps: it registers one signal
+//! with the eventcount of every operation's channel end (see `eventcount.rs`: counted as a
+//! waiter, so a notifier that would skip the wake-up for want of sleepers does not), issues one
+//! heavy fence (the other half of the Dekker pair each notifier's light fence makes), attempts
+//! every operation once more, and only then parks until a notifier, a timer delivery or the
+//! deadline wakes it. Registrations are withdrawn before any attempt that could return, so none
+//! outlives the select. Channels with [`Wait::Spin`](crate::Wait::Spin) are never notified;
+//! a select that includes one polls (yielding between rounds) instead of sleeping.
+//!
+//! The handles' discipline (single or shared) may change while a select waits, when another
+//! thread clones or drops a handle: the eventcounts do not depend on the discipline, and each
+//! attempt runs the ordinary `try_recv`/`try_send`, which reads the handle count afresh.
+//!
+//! A rendezvous channel's receive counts, while the selector sleeps, among the blocked
+//! receivers a `try_send` may hand its element to (the sender then waits for the selector to
+//! take it or leave, as with a receiver blocked in `recv`); entering wakes selecting senders.
+//! A send of the same selection on the same channel does not count its own selection's
+//! receives. A rendezvous send in a selection is offered to blocked receivers only (as
+//! `try_send` is), except when it is the selection's only operation: a selection of one
+//! operation runs that operation's blocking form (`recv`, `send`, or their deadline forms).
+//!
+//! Without time to wait (`default`, `try_select`, a deadline already passed), the operations
+//! are attempted twice: one that failed in the first pass because another thread took what
+//! it wanted may have been overtaken by a change the first pass looked for too early, and the
+//! answer is then linearisable, as crossbeam-channel's is.
+//!
+//! **Guarantees.** An operation is chosen only if it completed (receive, and the macro's
+//! send) or was ready when observed (a send of the dynamic [`Select`], and [`Select::ready`]):
+//! with several senders on a bounded channel, a send chosen by [`Select::select`] may find the
+//! room taken by the time [`SelectedOperation::send`] runs, and then waits for room (the
+//! element is never lost). No lost wake-ups; spurious ones are absorbed by the loop.
+//!
+//! **Not as crossbeam.** Crossbeam pairs a selecting sender and a selecting receiver of a
+//! rendezvous channel through a handshake that commits both selections at once. Here a
+//! rendezvous send of a selection with other operations is offered only to receivers blocked
+//! at that moment, so a `try_recv` does not see it; and two dynamic [`Select`]s that each hold
+//! a send and a receive on one rendezvous channel, with no third party, can both choose their
+//! send and then wait for each other. Use [`select!`](crate::select!) (whose sends complete
+//! during the selection) for such symmetric exchanges.
+
+use crate::chan::{Receiver, Sender, Waiting, earliest};
+use crate::error::{
+    ReadyTimeoutError, RecvError, RecvTimeoutError, SelectTimeoutError, SendError,
+    SendTimeoutError, TryReadyError, TryRecvError, TrySelectError, TrySendError,
+};
+use crate::eventcount::Signal;
+use crate::fence;
+use crate::sync::{spin_loop, yield_now};
+use core::fmt;
+use core::ops::DerefMut;
+use std::time::{Duration, Instant};
+
+/// Rounds of spinning (1 to 64 pause instructions each) before a selector starts yielding.
+/// None under loom, whose models are about the sleeping protocol.
+const SPIN_ROUNDS: u32 = if cfg!(loom) { 0 } else { 7 };
+/// Rounds of yielding before a selector sleeps.
+const YIELD_ROUNDS: u32 = if cfg!(loom) { 0 } else { 3 };
+/// The longest sleep when the heavy fence was not ordered (see `fence.rs`).
+const UNORDERED_NAP: Duration = Duration::from_millis(1);
+
+/// One operation of a selection, whatever its channel's element type. Public only for the
+/// expansion of [`select!`](crate::select!).
+#[doc(hidden)]
+pub trait Operation {
+    /// Completes the operation if it can without blocking (a receive takes its element, the
+    /// macro's send sends), or, for a send of [`Select`], reports that it is ready. Returns
+    /// `true` once the operation is chosen.
+    fn attempt(&mut self) -> bool;
+    /// Whether the operation would not block now (for [`Select::ready`]).
+    fn is_ready(&self) -> bool;
+    /// How to wait for the operation; `None` for one that can never complete.
+    fn waiting(&self) -> Option<Waiting<'_>>;
+    /// The selector goes to sleep (rendezvous receivers count themselves blocked); returns
+    /// whether [`Operation::leave`] must follow.
+    fn enter(&self) -> bool {
+        false
+    }
+    /// Undoes [`Operation::enter`].
+    fn leave(&self) {}
+    /// For a receive: a pointer to its outcome, an `Option<Result<T, RecvError>>` of its
+    /// receiver's `T`; null otherwise.
+    fn outcome(&mut self) -> *mut () {
+        core::ptr::null_mut()
+    }
+    /// The operation's channel (the same for every handle of it; null for none).
+    fn channel(&self) -> *const ();
+    /// Whether it is a send.
+    fn is_send(&self) -> bool {
+        false
+    }
+    /// For a send: how many receives of the same selection count themselves blocked on its
+    /// channel (a rendezvous send must not wait for its own selection to take its element).
+    fn set_own_receivers(&mut self, _n: usize) {}
+    /// The only operation of a selection, waited for as its blocking form waits (a
+    /// rendezvous send then offers its element to any receiver, `try_recv` included): `true`
+    /// once it completed, `false` once `deadline` passed; `None` if it has no blocking form.
+    fn complete_alone(&mut self, _deadline: Option<Instant>) -> Option<bool> {
+        None
+    }
+}
+
+/// A `recv` case: the element (or the disconnection) is taken during the selection.
+#[doc(hidden)]
+pub struct RecvCase<'a, T> {
+    r: &'a Receiver<T>,
+    got: Option<Result<T, RecvError>>,
+}
+
+impl<'a, T> RecvCase<'a, T> {
+    /// A receive on `r`.
+    pub fn new(r: &'a Receiver<T>) -> Self {
+        Self { r, got: None }
+    }
+
+    /// The outcome of the chosen receive.
+    pub fn into_result(self) -> Result<T, RecvError> {
+        match self.got {
+            Some(got) => got,
+            // Only a chosen case is asked, and a chosen receive holds its outcome.
+            None => unreachable!("select: result of a receive that was not chosen"),
+        }
+    }
+}
+
+impl<T> Operation for RecvCase<'_, T> {
+    fn attempt(&mut self) -> bool {
+        if self.got.is_some() {
+            return true;
+        }
+        self.got = match self.r.try_recv() {
+            Ok(v) => Some(Ok(v)),
+            Err(TryRecvError::Disconnected) => Some(Err(RecvError)),
+            Err(TryRecvError::Empty) => None,
+        };
+        self.got.is_some()
+    }
+
+    fn is_ready(&self) -> bool {
+        self.got.is_some() || self.r.recv_ready()
+    }
+
+    fn waiting(&self) -> Option<Waiting<'_>> {
+        Some(self.r.recv_waiting())
+    }
+
+    fn enter(&self) -> bool {
+        self.r.enter_blocked()
+    }
+
+    fn leave(&self) {
+        self.r.leave_blocked();
+    }
+
+    fn outcome(&mut self) -> *mut () {
+        (&raw mut self.got).cast()
+    }
+
+    fn channel(&self) -> *const () {
+        self.r.channel_id()
+    }
+
+    fn complete_alone(&mut self, deadline: Option<Instant>) -> Option<bool> {
+        if self.got.is_none() {
+            self.got = match deadline {
+                None => Some(self.r.recv()),
+                Some(d) => match self.r.recv_deadline(d) {
+                    Ok(v) => Some(Ok(v)),
+                    Err(RecvTimeoutError::Disconnected) => Some(Err(RecvError)),
+                    Err(RecvTimeoutError::Timeout) => None,
+                },
+            };
+        }
+        Some(self.got.is_some())
+    }
+}
+
+/// A `send` case of the macro: the value is sent during the selection.
+#[doc(hidden)]
+pub struct SendCase<'a, T> {
+    s: &'a Sender<T>,
+    value: Option<T>,
+    result: Option<Result<(), SendError<T>>>,
+    /// The selection's own blocked receives on this channel (see `set_own_receivers`).
+    own: usize,
+}
+
+impl<'a, T> SendCase<'a, T> {
+    /// A send of `value` on `s`.
+    pub fn new(s: &'a Sender<T>, value: T) -> Self {
+        Self {
+            s,
+            value: Some(value),
+            result: None,
+            own: 0,
+        }
+    }
+
+    /// The outcome of the chosen send.
+    pub fn into_result(self) -> Result<(), SendError<T>> {
+        match self.result {
+            Some(r) => r,
+            None => unreachable!("select: result of a send that was not chosen"),
+        }
+    }
+}
+
+impl<T> Operation for SendCase<'_, T> {
+    fn attempt(&mut self) -> bool {
+        if self.result.is_some() {
+            return true;
+        }
+        let Some(value) = self.value.take() else {
+            return false;
+        };
+        match self.s.try_send_excluding(value, self.own) {
+            Ok(()) => self.result = Some(Ok(())),
+            Err(TrySendError::Disconnected(v)) => self.result = Some(Err(SendError(v))),
+            Err(TrySendError::Full(v)) => self.value = Some(v),
+        }
+        self.result.is_some()
+    }
+
+    fn is_ready(&self) -> bool {
+        self.result.is_some() || self.s.send_ready(self.own)
+    }
+
+    fn waiting(&self) -> Option<Waiting<'_>> {
+        Some(self.s.send_waiting())
+    }
+
+    fn channel(&self) -> *const () {
+        self.s.channel_id()
+    }
+
+    fn is_send(&self) -> bool {
+        true
+    }
+
+    fn set_own_receivers(&mut self, n: usize) {
+        self.own = n;
+    }
+
+    fn complete_alone(&mut self, deadline: Option<Instant>) -> Option<bool> {
+        if self.result.is_none()
+            && let Some(value) = self.value.take()
+        {
+            match deadline {
+                None => self.result = Some(self.s.send(value)),
+                Some(d) => match self.s.send_deadline(value, d) {
+                    Ok(()) => self.result = Some(Ok(())),
+                    Err(SendTimeoutError::Disconnected(v)) => self.result = Some(Err(SendError(v))),
+                    Err(SendTimeoutError::Timeout(v)) => self.value = Some(v),
+                },
+            }
+        }
+        Some(self.result.is_some())
+    }
+}
+
+/// A send of [`Select`]: chosen when ready; the value comes with
+/// [`SelectedOperation::send`].
+struct SendReady<'a, T> {
+    s: &'a Sender<T>,
+    own: usize,
+}
+
+impl<T> Operation for SendReady<'_, T> {
+    fn attempt(&mut self) -> bool {
+        self.s.send_ready(self.own)
+    }
+
+    fn is_ready(&self) -> bool {
+        self.s.send_ready(self.own)
+    }
+
+    fn waiting(&self) -> Option<Waiting<'_>> {
+        Some(self.s.send_waiting())
+    }
+
+    fn channel(&self) -> *const () {
+        self.s.channel_id()
+    }
+
+    fn is_send(&self) -> bool {
+        true
+    }
+
+    fn set_own_receivers(&mut self, n: usize) {
+        self.own = n;
+    }
+}
+
+/// A removed operation of [`Select`]: never chosen.
+struct Removed;
+
+impl Operation for Removed {
+    fn attempt(&mut self) -> bool {
+        false
+    }
+
+    fn is_ready(&self) -> bool {
+        false
+    }
+
+    fn waiting(&self) -> Option<Waiting<'_>> {
+        None
+    }
+
+    fn channel(&self) -> *const () {
+        core::ptr::null()
+    }
+}
+
+/// How long a selection may wait. Public only for the expansion of
+/// [`select!`](crate::select!).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum Mode {
+    /// Not at all.
+    Try,
+    /// Until an operation is chosen.
+    Block,
+    /// Until the instant.
+    Until(Instant),
+}
+
+impl Mode {
+    /// Waiting at most `timeout` from now (forever if the instant cannot be represented).
+    pub fn timeout(timeout: Duration) -> Self {
+        Instant::now()
+            .checked_add(timeout)
+            .map_or(Mode::Block, Mode::Until)
+    }
+}
+
+/// A random starting point in `0..n`, so that no ready operation is always passed over.
+fn start(n: usize) -> usize {
+    #[cfg(not(loom))]
+    {
+        use core::cell::Cell;
+        std::thread_local! {
+            static RNG: Cell<u32> = const { Cell::new(0) };
+        }
+        if n <= 1 {
+            return 0;
+        }
+        RNG.with(|rng| {
+            let mut x = rng.get();
+            if x == 0 {
+                // Seeded per thread from the address of its cell.
+                x = (rng as *const Cell<u32> as usize as u32) | 1;
+            }
+            // xorshift32.
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            rng.set(x);
+            ((u64::from(x) * n as u64) >> 32) as usize
+        })
+    }
+    // Loom explores schedules, not random choices: a fixed start keeps models deterministic.
+    #[cfg(loom)]
+    {
+        let _ = n;
+        0
+    }
+}
+
+/// Runs a selection over `ops`: completes one (or, with `ready_only`, finds one ready) and
+/// returns its index (with `biased`, the first in order that can; otherwise a random one); `None` when `mode` says to stop waiting first. Public only for the
+/// expansion of [`select!`](crate::select!).
+#[doc(hidden)]
+pub fn run<O>(ops: &mut [O], mode: Mode, ready_only: bool, biased: bool) -> Option<usize>
+where
+    O: DerefMut,
+    O::Target: Operation,
+{
+    let n = ops.len();
+    let first = if biased { 0 } else { start(n) };
+    let mut check = |ops: &mut [O]| {
+        (0..n).map(|k| (first + k) % n).find(|&i| {
+            if ready_only {
+                ops[i].is_ready()
+            } else {
+                ops[i].attempt()
+            }
+        })
+    };
+    let deadline = match mode {
+        Mode::Until(d) => Some(d),
+        _ => None,
+    };
+    let passed = |d: Option<Instant>| d.is_some_and(|d| Instant::now() >= d);
+    if let Some(i) = check(ops) {
+        return Some(i);
+    }
+    // Without time to wait, a second pass: an operation that failed in the first one because
+    // another thread took what it wanted may have been overtaken by a change the first pass
+    // checked too early to see (the answer is then linearisable, as crossbeam's).
+    if matches!(mode, Mode::Try) || passed(deadline) {
+        return check(ops);
+    }
+    if n == 1 && !ready_only {
+        // One operation: its own blocking form (with its spinning, and for a rendezvous send
+        // the offer of its element to any receiver).
+        if let Some(done) = ops[0].complete_alone(deadline) {
+            return done.then_some(0);
+        }
+    }
+    // Spin, then yield, as a blocked receive does before it sleeps.
+    for round in 0..SPIN_ROUNDS + YIELD_ROUNDS {
+        if passed(deadline) {
+            return check(ops);
+        }
+        if round < SPIN_ROUNDS {
+            for _ in 0..(1u32 << round.min(6)) {
+                spin_loop();
+            }
+        } else {
+            yield_now();
+        }
+        if let Some(i) = check(ops) {
+            return Some(i);
+        }
+    }
+    let polls = ops
+        .iter()
+        .any(|op| op.waiting().is_some_and(|w| !w.notified));
+    if polls {
+        // Some end is never notified: poll.
+        loop {
+            if passed(deadline) {
+                return check(ops);
+            }
+            yield_now();
+            if let Some(i) = check(ops) {
+                return Some(i);
+            }
+        }
+    }
+    sleep(ops, deadline, &mut check)
+}
+
+/// The sleeping part of [`run`]: registers with every eventcount, re-checks, parks; until an
+/// operation is chosen or the deadline passes.
+#[cold]
+fn sleep<O>(
+    ops: &mut [O],
+    deadline: Option<Instant>,
+    check: &mut impl FnMut(&mut [O]) -> Option<usize>,
+) -> Option<usize>
+where
+    O: DerefMut,
+    O::Target: Operation,
+{
+    let signal = Signal::for_current_thread();
+    // Which operations counted themselves blocked (rendezvous receives), to undo at the end;
+    // sends on the same channels must not count on them.
+    let entered: Vec<bool> = ops.iter().map(|op| op.enter()).collect();
+    set_own_receivers(ops, &entered);
+    let chosen = loop {
+        signal.reset();
+        let mut due = None;
+        for op in ops.iter() {
+            if let Some(w) = op.waiting() {
+                w.ec.register(&signal);
+                due = earliest(due, w.due);
+            }
+        }
+        // The selector's half of the Dekker pair with every notifier: registered before the
+        // re-check.
+        let ordered = fence::heavy();
+        let found = check(ops);
+        let wake_at = if found.is_some() {
+            None
+        } else {
+            let nap = (!ordered).then(|| Instant::now() + UNORDERED_NAP);
+            let wake_at = earliest(earliest(deadline, due), nap);
+            signal.park(wake_at);
+            wake_at
+        };
+        for op in ops.iter() {
+            if let Some(w) = op.waiting() {
+                w.ec.unregister(&signal);
+            }
+        }
+        if found.is_some() {
+            break found;
+        }
+        if let Some(i) = check(ops) {
+            break Some(i);
+        }
+        if wake_at.is_some() && deadline.is_some_and(|d| Instant::now() >= d) {
+            break None;
+        }
+    };
+    for (op, entered) in ops.iter().zip(&entered) {
+        if *entered {
+            op.leave();
+        }
+    }
+    set_own_receivers(ops, &vec![false; entered.len()]);
+    chosen
+}
+
+/// Tells each send how many of the selection's receives on its channel are counted blocked
+/// (`entered`).
+fn set_own_receivers<O>(ops: &mut [O], entered: &[bool])
+where
+    O: DerefMut,
+    O::Target: Operation,
+{
+    let channels: Vec<*const ()> = ops.iter().map(|op| op.channel()).collect();
+    for (i, op) in ops.iter_mut().enumerate() {
+        if op.is_send() {
+            let own = (0..channels.len())
+                .filter(|&j| entered[j] && channels[j] == channels[i])
+                .count();
+            op.set_own_receivers(own);
+        }
+    }
+}
+
+/// A selection over a set of send and receive operations, built at run time: add operations
+/// with [`Select::recv`] and [`Select::send`] (each returns the operation's index), then wait
+/// for one with [`Select::select`] (or its `try_`/`_timeout`/`_deadline` forms) and complete
+/// it through the [`SelectedOperation`], or ask only which is ready with [`Select::ready`].
+///
+/// When several operations are ready, one is chosen at random.
+///
+/// ```
+/// use welltempered_channel::{Select, unbounded};
+/// let (tx1, rx1) = unbounded::<i32>();
+/// let (_tx2, rx2) = unbounded::<&str>();
+/// tx1.send(7).unwrap();
+///
+/// let mut sel = Select::new();
+/// let first = sel.recv(&rx1);
+/// let second = sel.recv(&rx2);
+/// let oper = sel.select();
+/// match oper.index() {
+///     i if i == first => assert_eq!(oper.recv(&rx1), Ok(7)),
+///     i if i == second => panic!("nothing was sent on rx2"),
+///     _ => unreachable!(),
+/// }
+/// ```
+///
+/// A receive is completed during the selection: its element is held by the `Select` until
+/// [`SelectedOperation::recv`] hands it over. If the `SelectedOperation` is dropped instead,
+/// the element stays there, and the next selection on the same `Select` chooses that
+/// operation again at once; it is dropped with the `Select` otherwise.
+pub struct Select<'a> {
+    ops: Vec<Entry<'a>>,
+    biased: bool,
+}
+
+/// An operation of a [`Select`], with what identifies it.
+struct Entry<'a> {
+    op: Box<dyn Operation + 'a>,
+    /// The channel of the handle it was added with (null once removed).
+    channel: *const (),
+    /// Whether it is a receive.
+    is_recv: bool,
+}
+
+impl<'a> core::ops::Deref for Entry<'a> {
+    type Target = dyn Operation + 'a;
+    fn deref(&self) -> &Self::Target {
+        &*self.op
+    }
+}
+
+impl DerefMut for Entry<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut *self.op
+    }
+}
+
+impl fmt::Debug for Select<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Select")
+            .field("operations", &self.ops.len())
+            .finish()
+    }
+}
+
+impl Default for Select<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'a> Select<'a> {
+    /// An empty selection.
+    pub fn new() -> Self {
+        Self {
+            ops: Vec::new(),
+            biased: false,
+        }
+    }
+
+    /// An empty selection that, when several operations are ready, chooses the one added
+    /// first.
+    pub fn new_biased() -> Self {
+        Self {
+            ops: Vec::new(),
+            biased: true,
+        }
+    }
+
+    /// Adds a receive on `r`; returns its index.
+    pub fn recv<T>(&mut self, r: &'a Receiver<T>) -> usize {
+        self.ops.push(Entry {
+            op: Box::new(RecvCase::new(r)),
+            channel: r.channel_id(),
+            is_recv: true,
+        });
+        self.ops.len() - 1
+    }
+
+    /// Adds a send on `s`; returns its index. The value is given to
+    /// [`SelectedOperation::send`] once the operation is chosen.
+    pub fn send<T>(&mut self, s: &'a Sender<T>) -> usize {
+        self.ops.push(Entry {
+            op: Box::new(SendReady { s, own: 0 }),
+            channel: s.channel_id(),
+            is_recv: false,
+        });
+        self.ops.len() - 1
+    }
+
+    /// Removes the operation at `index` (indices of the others do not change). A received
+    /// element it still held is dropped.
+    ///
+    /// # Panics
+    /// If there is no operation at `index`, or it was already removed.
+    pub fn remove(&mut self, index: usize) {
+        let entry = self
+            .ops
+            .get_mut(index)
+            .filter(|e| !e.channel.is_null())
+            .expect("no operation with this index");
+        *entry = Entry {
+            op: Box::new(Removed),
+            channel: core::ptr::null(),
+            is_recv: false,
+        };
+    }
+
+    fn run(&mut self, mode: Mode, ready_only: bool) -> Option<usize> {
+        run(&mut self.ops, mode, ready_only, self.biased)
+    }
+
+    /// Completes one operation if one can complete now.
+    pub fn try_select(&mut self) -> Result<SelectedOperation<'_, 'a>, TrySelectError> {
+        match self.run(Mode::Try, false) {
+            Some(index) => Ok(SelectedOperation { sel: self, index }),
+            None => Err(TrySelectError),
+        }
+    }
+
+    /// Waits until one operation completes (or, for a send, is ready).
+    ///
+    /// # Panics
+    /// Never returns if there are no operations (as crossbeam's blocks forever).
+    pub fn select(&mut self) -> SelectedOperation<'_, 'a> {
+        let index = self
+            .run(Mode::Block, false)
+            .expect("waited without deadline");
+        SelectedOperation { sel: self, index }
+    }
+
+    /// Waits at most `timeout` for one operation.
+    pub fn select_timeout(
+        &mut self,
+        timeout: Duration,
+    ) -> Result<SelectedOperation<'_, 'a>, SelectTimeoutError> {
+        match self.run(Mode::timeout(timeout), false) {
+            Some(index) => Ok(SelectedOperation { sel: self, index }),
+            None => Err(SelectTimeoutError),
+        }
+    }
+
+    /// Waits until `deadline` at most for one operation.
+    pub fn select_deadline(
+        &mut self,
+        deadline: Instant,
+    ) -> Result<SelectedOperation<'_, 'a>, SelectTimeoutError> {
+        match self.run(Mode::Until(deadline), false) {
+            Some(index) => Ok(SelectedOperation { sel: self, index }),
+            None => Err(SelectTimeoutError),
+        }
+    }
+
+    /// The index of an operation that would not block now, without performing it. Another
+    /// thread may take the opportunity before the caller acts on it.
+    pub fn try_ready(&mut self) -> Result<usize, TryReadyError> {
+        self.run(Mode::Try, true).ok_or(TryReadyError)
+    }
+
+    /// Waits until an operation would not block, and returns its index.
+    pub fn ready(&mut self) -> usize {
+        self.run(Mode::Block, true)
+            .expect("waited without deadline")
+    }
+
+    /// Waits at most `timeout` until an operation would not block.
+    pub fn ready_timeout(&mut self, timeout: Duration) -> Result<usize, ReadyTimeoutError> {
+        self.run(Mode::timeout(timeout), true)
+            .ok_or(ReadyTimeoutError)
+    }
+
+    /// Waits until `deadline` at most until an operation would not block.
+    pub fn ready_deadline(&mut self, deadline: Instant) -> Result<usize, ReadyTimeoutError> {
+        self.run(Mode::Until(deadline), true)
+            .ok_or(ReadyTimeoutError)
+    }
+}
+
+/// The operation a [`Select`] chose: complete it with [`SelectedOperation::recv`] or
+/// [`SelectedOperation::send`], passing the handle it was added with (or a clone of it).
+#[must_use = "a chosen receive holds its element until `recv` takes it"]
+pub struct SelectedOperation<'s, 'a> {
+    sel: &'s mut Select<'a>,
+    index: usize,
+}
+
+impl fmt::Debug for SelectedOperation<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SelectedOperation")
+            .field("index", &self.index)
+            .finish()
+    }
+}
+
+impl SelectedOperation<'_, '_> {
+    /// The index [`Select::recv`] or [`Select::send`] returned for this operation.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The outcome of the chosen receive: the element, or `RecvError` if the channel was
+    /// over.
+    ///
+    /// # Panics
+    /// If `r` is not a receiver of the chosen operation's channel (the one it was added
+    /// with, or a clone of it).
+    pub fn recv<T>(self, r: &Receiver<T>) -> Result<T, RecvError> {
+        let entry = &mut self.sel.ops[self.index];
+        if !entry.is_recv || !core::ptr::eq(entry.channel, r.channel_id()) {
+            panic!("passed a receiver that wasn't selected");
+        }
+        let outcome = entry.op.outcome().cast::<Option<Result<T, RecvError>>>();
+        // SAFETY: the entry was added by `Select::recv` with a receiver of this very channel:
+        // the same shared state, kept alive by that receiver (borrowed for the `Select`'s
+        // lifetime), so no other channel can have its address, and its element type is this
+        // `T`. Its operation is a `RecvCase<'_, T>`, whose `outcome` points to its
+        // `Option<Result<T, RecvError>>`, derived from the `&mut` we hold (through
+        // `&mut self.sel`), so this is the only access.
+        let got = unsafe { &mut *outcome };
+        got.take().expect("the chosen receive holds its outcome")
+    }
+
+    /// Sends `value` on the chosen send's channel. It was ready when chosen; if other senders
+    /// took the room since, this waits for room (see the module documentation).
+    ///
+    /// # Panics
+    /// If `s` is not a sender of the chosen operation's channel.
+    pub fn send<T>(self, s: &Sender<T>, value: T) -> Result<(), SendError<T>> {
+        let entry = &self.sel.ops[self.index];
+        if entry.is_recv || !core::ptr::eq(entry.channel, s.channel_id()) {
+            panic!("passed a sender that wasn't selected");
+        }
+        s.send(value)
+    }
+}
+
+/// Waits on several channel operations at once and runs the branch of the one that completes,
+/// as crossbeam-channel's `select!` does.
+///
+/// Cases: `recv(r) -> res => body` receives on `r` (`res` is a `Result<T, RecvError>`:
+/// `Err` once the channel is over); `send(s, value) -> res => body` sends `value` on `s` (`res`
+/// is a `Result<(), SendError<T>>`); at most one `default => body` (runs if no operation can
+/// complete now) or `default(timeout) => body` (if none completes within `timeout`). Bodies
+/// are expressions or blocks, separated by commas (optional after a block). `r` and `s` may be
+/// handles or references to them (plain or shared). When several operations can complete,
+/// one is chosen at random. Without a default it waits until one completes.
+///
+/// ```
+/// use std::time::Duration;
+/// use welltempered_channel::{after, select, unbounded};
+/// let (tx1, rx1) = unbounded::<u32>();
+/// let (tx2, rx2) = unbounded::<&str>();
+/// std::thread::spawn(move || tx2.send("hello").unwrap());
+/// let timeout = after(Duration::from_secs(10));
+/// let mut sent = false;
+/// let got = loop {
+///     select! {
+///         recv(rx2) -> msg => break msg.unwrap(),
+///         send(tx1, 1) -> res => { res.unwrap(); sent = true }
+///         recv(rx1) -> _ => {}
+///         recv(timeout) -> _ => panic!("timed out"),
+///     }
+/// };
+/// assert_eq!(got, "hello");
+/// # let _ = sent;
+/// ```
+///
+/// A send's value is evaluated before the selection, and dropped if another case is chosen.
+#[macro_export]
+macro_rules! select {
+    ($($tokens:tt)*) => {
+        $crate::__select_parse!(@cases false [] [] $($tokens)*)
+    };
+}
+
+/// [`select!`], but when several operations can complete, the first in the order written is
+/// chosen (crossbeam-channel's `select_biased!`).
+///
+/// ```
+/// use welltempered_channel::{select_biased, unbounded};
+/// let (tx1, rx1) = unbounded();
+/// let (tx2, rx2) = unbounded();
+/// tx1.send(1).unwrap();
+/// tx2.send(2).unwrap();
+/// let first = select_biased! {
+///     recv(rx1) -> v => v.unwrap(),
+///     recv(rx2) -> v => v.unwrap(),
+/// };
+/// assert_eq!(first, 1);
+/// ```
+#[macro_export]
+macro_rules! select_biased {
+    ($($tokens:tt)*) => {
+        $crate::__select_parse!(@cases true [] [] $($tokens)*)
+    };
+}
+
+/// The parser and generator behind [`select!`]; not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __select_parse {
+    // ---- Parsing: each case into `(recv [r] [res] [body])`, `(send [s] [v] [res] [body])`,
+    // the default into the second list.
+    (@cases $b:tt [$($c:tt)*] [$($d:tt)*]) => {
+        $crate::__select_parse!(@gen $b [$($c)*] [] [0] [$($d)*])
+    };
+    (@cases $b:tt [$($c:tt)*] [$($d:tt)*] recv($r:expr) -> $res:pat => $body:expr, $($rest:tt)*) => {
+        $crate::__select_parse!(@cases $b [$($c)* (recv [$r] [$res] [$body])] [$($d)*] $($rest)*)
+    };
+    (@cases $b:tt [$($c:tt)*] [$($d:tt)*] recv($r:expr) -> $res:pat => $body:expr) => {
+        $crate::__select_parse!(@cases $b [$($c)* (recv [$r] [$res] [$body])] [$($d)*])
+    };
+    (@cases $b:tt [$($c:tt)*] [$($d:tt)*] recv($r:expr) -> $res:pat => $body:block $($rest:tt)*) => {
+        $crate::__select_parse!(@cases $b [$($c)* (recv [$r] [$res] [$body])] [$($d)*] $($rest)*)
+    };
+    (@cases $b:tt [$($c:tt)*] [$($d:tt)*] recv($r:expr,) $($rest:tt)*) => {
+        $crate::__select_parse!(@cases $b [$($c)*] [$($d)*] recv($r) $($rest)*)
+    };
+    (@cases $b:tt [$($c:tt)*] [$($d:tt)*]
+        send($s:expr, $v:expr $(,)?) -> $res:pat => $body:expr, $($rest:tt)*) => {
+        $crate::__select_parse!(@cases $b [$($c)* (send [$s] [$v] [$res] [$body])] [$($d)*] $($rest)*)
+    };
+    (@cases $b:tt [$($c:tt)*] [$($d:tt)*]
+        send($s:expr, $v:expr $(,)?) -> $res:pat => $body:expr) => {
+        $crate::__select_parse!(@cases $b [$($c)* (send [$s] [$v] [$res] [$body])] [$($d)*])
+    };
+    (@cases $b:tt [$($c:tt)*] [$($d:tt)*]
+        send($s:expr, $v:expr $(,)?) -> $res:pat => $body:block $($rest:tt)*) => {
+        $crate::__select_parse!(@cases $b [$($c)* (send [$s] [$v] [$res] [$body])] [$($d)*] $($rest)*)
+    };
+    (@cases $b:tt [$($c:tt)*] [] default => $body:expr, $($rest:tt)*) => {
+        $crate::__select_parse!(@cases $b [$($c)*] [(try [$body])] $($rest)*)
+    };
+    (@cases $b:tt [$($c:tt)*] [] default => $body:expr) => {
+        $crate::__select_parse!(@cases $b [$($c)*] [(try [$body])])
+    };
+    (@cases $b:tt [$($c:tt)*] [] default => $body:block $($rest:tt)*) => {
+        $crate::__select_parse!(@cases $b [$($c)*] [(try [$body])] $($rest)*)
+    };
+    (@cases $b:tt [$($c:tt)*] [] default() => $($rest:tt)*) => {
+        $crate::__select_parse!(@cases $b [$($c)*] [] default => $($rest)*)
+    };
+    (@cases $b:tt [$($c:tt)*] [] default($t:expr $(,)?) => $body:expr, $($rest:tt)*) => {
+        $crate::__select_parse!(@cases $b [$($c)*] [(timeout [$t] [$body])] $($rest)*)
+    };
+    (@cases $b:tt [$($c:tt)*] [] default($t:expr $(,)?) => $body:expr) => {
+        $crate::__select_parse!(@cases $b [$($c)*] [(timeout [$t] [$body])])
+    };
+    (@cases $b:tt [$($c:tt)*] [] default($t:expr $(,)?) => $body:block $($rest:tt)*) => {
+        $crate::__select_parse!(@cases $b [$($c)*] [(timeout [$t] [$body])] $($rest)*)
+    };
+    (@cases $b:tt [$($c:tt)*] [$($d:tt)+] default $($rest:tt)*) => {
+        ::core::compile_error!("select!: there can be only one `default` case")
+    };
+    (@cases $b:tt [$($c:tt)*] [$($d:tt)*] $($rest:tt)+) => {
+        ::core::compile_error!(
+            "select!: expected `recv(r) -> res => body`, `send(s, v) -> res => body`, \
+             `default => body` or `default(timeout) => body`"
+        )
+    };
+
+    // ---- Generation: one nested scope per case, so each case's variable is its own (by
+    // hygiene every expansion's `__case` is a different name).
+    (@gen $b:tt [(recv [$r:expr] [$res:pat] [$body:expr]) $($rest:tt)*] [$($done:tt)*]
+        [$($i:tt)*] [$($d:tt)*]) => {
+        match &$r {
+            __r => {
+                let mut __case = $crate::select::__private::RecvCase::new(__r);
+                $crate::__select_parse!(@gen $b [$($rest)*]
+                    [$($done)* (__case [$res] [$body] [$($i)*])] [$($i)* + 1] [$($d)*])
+            }
+        }
+    };
+    (@gen $b:tt [(send [$s:expr] [$v:expr] [$res:pat] [$body:expr]) $($rest:tt)*] [$($done:tt)*]
+        [$($i:tt)*] [$($d:tt)*]) => {
+        match &$s {
+            __s => {
+                let mut __case = $crate::select::__private::SendCase::new(__s, $v);
+                $crate::__select_parse!(@gen $b [$($rest)*]
+                    [$($done)* (__case [$res] [$body] [$($i)*])] [$($i)* + 1] [$($d)*])
+            }
+        }
+    };
+    (@gen $b:tt [] [$(($case:ident [$res:pat] [$body:expr] [$($i:tt)*]))*] [$($n:tt)*]
+        [$($d:tt)*]) => {{
+        let __chosen = $crate::select::__private::run::<
+            &mut dyn $crate::select::__private::Operation,
+        >(
+            &mut [$(&mut $case),*],
+            $crate::__select_parse!(@mode $($d)*),
+            false,
+            $b,
+        );
+        // Every case is done with (its borrows of the handles end) before a body runs, so
+        // a body may drop or replace a handle.
+        $(
+            let $case = if __chosen == ::core::option::Option::Some($($i)*) {
+                ::core::option::Option::Some($case.into_result())
+            } else {
+                // Moved out and dropped here (a plain `drop` call trips `drop_non_drop`
+                // where the case has no destructor).
+                let _case = $case;
+                ::core::option::Option::None
+            };
+        )*
+        match __chosen {
+            $(
+                ::core::option::Option::Some(__i) if __i == $($i)* => {
+                    let $res = match $case {
+                        ::core::option::Option::Some(__r) => __r,
+                        ::core::option::Option::None => ::core::unreachable!(),
+                    };
+                    $body
+                }
+            )*
+            _ => $crate::__select_parse!(@default $($d)*),
+        }
+    }};
+    (@mode) => { $crate::select::__private::Mode::Block };
+    (@mode (try [$body:expr])) => { $crate::select::__private::Mode::Try };
+    (@mode (timeout [$t:expr] [$body:expr])) => {
+        $crate::select::__private::Mode::timeout($t)
+    };
+    (@default) => { ::core::unreachable!("select!: woke without a chosen case") };
+    (@default (try [$body:expr])) => { $body };
+    (@default (timeout [$t:expr] [$body:expr])) => { $body };
+}
+
+/// What the expansion of [`select!`](crate::select!) names; not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use super::{Mode, Operation, RecvCase, SendCase, run};
+}

@@ -1,0 +1,128 @@
+//! Loom models of selection: the registration and wake-up protocol between a selector asleep
+//! on several channels and the threads that send, receive or change a side's discipline
+//! meanwhile. A lost wake-up shows as a deadlock (every thread blocked), which loom reports.
+//!
+//! Run: `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test -p welltempered-channel
+//! --test loom_select --release`.
+#![cfg(loom)]
+
+use loom::thread;
+use welltempered_channel::{Builder, Select, Wait, select};
+
+/// Runs a model with a raised branch bound (the eventcount's mutex adds many).
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut b = loom::model::Builder::new();
+    b.max_branches = 100_000;
+    b.check(f);
+}
+
+/// A selector asleep on two channels is woken by a send on the second.
+#[test]
+fn select_two_channels_one_sender() {
+    model(|| {
+        let (_tx1, rx1) = Builder::new().wait(Wait::Park).unbounded::<u32>();
+        let (tx2, rx2) = Builder::new().wait(Wait::Park).unbounded::<u32>();
+        let s = thread::spawn(move || tx2.send(7).unwrap());
+        let got = select! {
+            recv(rx1) -> _ => unreachable!("nothing is sent on the first channel"),
+            recv(rx2) -> v => v,
+        };
+        assert_eq!(got, Ok(7));
+        s.join().unwrap();
+    });
+}
+
+/// The sender's side switches from the single to the shared discipline (a clone sends, then
+/// is dropped) while the selector waits: the element is still selected, and the
+/// disconnection of the last sender is seen by the next selection.
+#[test]
+fn select_while_the_sender_side_switches() {
+    model(|| {
+        let (tx1, rx1) = Builder::new().wait(Wait::Park).unbounded::<u32>();
+        let (_tx2, rx2) = Builder::new().wait(Wait::Park).unbounded::<u32>();
+        let s = thread::spawn(move || {
+            let clone = tx1.clone();
+            drop(tx1);
+            clone.send(1).unwrap();
+        });
+        let mut sel = Select::new();
+        let i1 = sel.recv(&rx1);
+        let _i2 = sel.recv(&rx2);
+        let oper = sel.select();
+        assert_eq!(oper.index(), i1);
+        assert_eq!(oper.recv(&rx1), Ok(1));
+        // Then the disconnection: selected as a completed receive that failed.
+        let oper = sel.select();
+        assert_eq!(oper.index(), i1);
+        assert!(oper.recv(&rx1).is_err());
+        s.join().unwrap();
+    });
+}
+
+/// Two selectors, each sleeping on both channels, and one sender per channel: every element
+/// is received exactly once and nobody sleeps through a send.
+#[test]
+fn two_selectors_two_senders() {
+    model(|| {
+        let (tx1, rx1) = Builder::new().wait(Wait::Park).unbounded::<u32>();
+        let (tx2, rx2) = Builder::new().wait(Wait::Park).unbounded::<u32>();
+        let (rx1b, rx2b) = (rx1.clone(), rx2.clone());
+        // Each sender is handed back, alive, so no channel disconnects before both selections
+        // end (a disconnected channel would be a valid choice).
+        let s1 = thread::spawn(move || {
+            tx1.send(1).unwrap();
+            tx1
+        });
+        let s2 = thread::spawn(move || {
+            tx2.send(2).unwrap();
+            tx2
+        });
+        let other = thread::spawn(move || {
+            select! {
+                recv(rx1b) -> v => v.unwrap(),
+                recv(rx2b) -> v => v.unwrap(),
+            }
+        });
+        let mine = select! {
+            recv(rx1) -> v => v.unwrap(),
+            recv(rx2) -> v => v.unwrap(),
+        };
+        let theirs = other.join().unwrap();
+        assert_eq!(mine + theirs, 3);
+        s1.join().unwrap();
+        s2.join().unwrap();
+    });
+}
+
+/// A selecting sender on a full bounded channel is woken when a receiver makes room.
+#[test]
+fn select_send_woken_by_room() {
+    model(|| {
+        let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<u32>(1);
+        let (_tx2, rx2) = Builder::new().wait(Wait::Park).unbounded::<u32>();
+        tx.send(1).unwrap();
+        let r = thread::spawn(move || {
+            assert_eq!(rx.recv(), Ok(1));
+            rx.recv()
+        });
+        select! {
+            send(tx, 2) -> res => res.unwrap(),
+            recv(rx2) -> _ => unreachable!(),
+        }
+        assert_eq!(r.join().unwrap(), Ok(2));
+    });
+}
+
+/// A rendezvous: a selecting receiver and a blocking sender meet.
+#[test]
+fn select_recv_rendezvous() {
+    model(|| {
+        let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<u32>(0);
+        let s = thread::spawn(move || tx.send(5).unwrap());
+        let got = select! {
+            recv(rx) -> v => v,
+        };
+        assert_eq!(got, Ok(5));
+        s.join().unwrap();
+    });
+}

@@ -1,0 +1,330 @@
+//! The channel's own tests of selection (`select!`, `Select`) and timer channels, beside the
+//! ported crossbeam suites: a stress run with checksums over every kind of channel, selecting
+//! senders against selecting receivers, a side that switches discipline while a select
+//! waits, channels that never notify, and what happens to a chosen receive nobody takes.
+//!
+//! Sizes: 200 000 messages per stress run (a fraction of a second in a debug build), a few
+//! hundred under Miri.
+#![cfg(not(loom))]
+
+use std::thread;
+use std::time::{Duration, Instant};
+use welltempered_channel::{
+    Builder, Receiver, RecvError, Select, Sender, Wait, after, bounded, never, select, tick,
+    unbounded,
+};
+
+fn messages() -> u64 {
+    if cfg!(miri) { 300 } else { 200_000 }
+}
+
+/// One channel of each kind the stress run mixes.
+fn kinds() -> Vec<(Sender<u64>, Receiver<u64>)> {
+    vec![
+        Builder::new().unbounded(),
+        Builder::new().wait(Wait::Park).bounded(1),
+        Builder::new().bounded(0),
+        Builder::new().wait(Wait::Park).bounded(16),
+    ]
+}
+
+/// Producers (one per channel, two on the first, one of them a short-lived clone) send
+/// `(producer, sequence)` numbers; one selector receives from all the channels with `select!`.
+/// Every message arrives exactly once and each producer's arrive in order.
+#[test]
+fn stress_select_receives_everything_once_in_order() {
+    let per_producer = messages() / 5;
+    let mut chans = kinds();
+    let (rxs, txs): (Vec<_>, Vec<_>) = chans.drain(..).map(|(tx, rx)| (rx, tx)).unzip();
+    let mut handles = Vec::new();
+    let mut producer = 0u64;
+    for tx in txs {
+        let extra = (producer == 0).then(|| tx.clone());
+        for tx in std::iter::once(tx).chain(extra) {
+            let id = producer;
+            producer += 1;
+            handles.push(thread::spawn(move || {
+                for seq in 0..per_producer {
+                    tx.send(id << 32 | seq).unwrap();
+                }
+            }));
+        }
+    }
+    let producers = producer as usize;
+    let mut next = vec![0u64; producers];
+    let mut open = [true; 4];
+    let [r0, r1, r2, r3] = <[Receiver<u64>; 4]>::try_from(rxs).ok().unwrap();
+    let mut got = 0u64;
+    // Returns whether the channel is still open.
+    let mut take = |v: Result<u64, RecvError>| match v {
+        Ok(v) => {
+            let (id, seq) = ((v >> 32) as usize, v & 0xffff_ffff);
+            assert_eq!(seq, next[id], "producer {id}: out of order or duplicated");
+            next[id] += 1;
+            got += 1;
+            true
+        }
+        Err(RecvError) => false,
+    };
+    let never = never::<u64>();
+    let pick = |open: bool, r: &Receiver<u64>| if open { r.clone() } else { never.clone() };
+    while open.iter().any(|&o| o) {
+        let (a, b, c, d) = (
+            pick(open[0], &r0),
+            pick(open[1], &r1),
+            pick(open[2], &r2),
+            pick(open[3], &r3),
+        );
+        select! {
+            recv(a) -> v => open[0] = take(v),
+            recv(b) -> v => open[1] = take(v),
+            recv(c) -> v => open[2] = take(v),
+            recv(d) -> v => open[3] = take(v),
+        }
+    }
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(got, per_producer * producers as u64);
+    assert!(next.iter().all(|&n| n == per_producer));
+}
+
+/// A selecting sender against a selecting receiver, on a bounded and a rendezvous channel at
+/// once: each value goes through exactly once.
+#[test]
+fn selecting_senders_meet_selecting_receivers() {
+    let n = messages() / 10;
+    let (tx_a, rx_a) = bounded::<u64>(2);
+    let (tx_b, rx_b) = bounded::<u64>(0);
+    let sender = thread::spawn(move || {
+        for i in 0..n {
+            select! {
+                send(tx_a, i) -> r => r.unwrap(),
+                send(tx_b, i) -> r => r.unwrap(),
+            }
+        }
+    });
+    let mut sum = 0;
+    let mut count = 0;
+    let (mut a_open, mut b_open) = (true, true);
+    while a_open || b_open {
+        let (a, b) = (
+            if a_open { rx_a.clone() } else { never() },
+            if b_open { rx_b.clone() } else { never() },
+        );
+        select! {
+            recv(a) -> v => match v { Ok(v) => { sum += v; count += 1 } Err(_) => a_open = false },
+            recv(b) -> v => match v { Ok(v) => { sum += v; count += 1 } Err(_) => b_open = false },
+        }
+    }
+    sender.join().unwrap();
+    assert_eq!(count, n);
+    assert_eq!(sum, n * (n - 1) / 2);
+}
+
+/// While one thread sleeps in a select on a channel, another clones and drops senders of it
+/// (so its producers switch between the single and the shared discipline) and sends through
+/// each clone: every element is selected.
+#[test]
+fn discipline_switches_while_selecting() {
+    let n = messages() / 20;
+    let (tx, rx) = Builder::new().wait(Wait::Park).unbounded::<u64>();
+    let (_tx2, rx2) = unbounded::<u64>();
+    let producer = thread::spawn(move || {
+        for i in 0..n {
+            let clone = tx.clone();
+            if i % 7 == 0 {
+                thread::yield_now();
+            }
+            clone.send(i).unwrap();
+        }
+    });
+    let mut expect = 0;
+    loop {
+        select! {
+            recv(rx) -> v => match v {
+                Ok(v) => { assert_eq!(v, expect); expect += 1 }
+                Err(_) => break,
+            },
+            recv(rx2) -> _ => unreachable!(),
+        }
+    }
+    producer.join().unwrap();
+    assert_eq!(expect, n);
+}
+
+/// A spinning channel's senders never notify: a select that includes it polls, and still
+/// receives.
+#[test]
+fn spinning_channels_are_polled() {
+    let (tx, rx) = Builder::new().wait(Wait::Spin).unbounded::<u32>();
+    let (_tx2, rx2) = Builder::new().wait(Wait::Park).unbounded::<u32>();
+    let h = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(20));
+        tx.send(9).unwrap();
+    });
+    let got = select! {
+        recv(rx) -> v => v,
+        recv(rx2) -> _ => unreachable!(),
+    };
+    assert_eq!(got, Ok(9));
+    h.join().unwrap();
+}
+
+/// A chosen receive whose `SelectedOperation` is dropped keeps its element: the next
+/// selection chooses it again; and removing the operation drops it.
+#[test]
+fn a_dropped_selected_operation_loses_nothing() {
+    let (tx, rx) = unbounded::<String>();
+    let (_tx2, rx2) = unbounded::<String>();
+    tx.send("kept".into()).unwrap();
+    let mut sel = Select::new();
+    let i = sel.recv(&rx);
+    let _j = sel.recv(&rx2);
+    let oper = sel.select();
+    assert_eq!(oper.index(), i);
+    drop(oper);
+    assert!(rx.is_empty(), "the element was taken during the selection");
+    let oper = sel.try_select().expect("the held element is chosen again");
+    assert_eq!(oper.index(), i);
+    assert_eq!(oper.recv(&rx).as_deref(), Ok("kept"));
+}
+
+/// Completing with a handle that was not the chosen one panics, and does not take the
+/// element; the right handle still gets it.
+#[test]
+fn completing_with_the_wrong_handle_panics() {
+    let (tx, rx) = unbounded::<u8>();
+    let (_tx2, rx2) = unbounded::<u8>();
+    tx.send(1).unwrap();
+    let mut sel = Select::new_biased();
+    let i = sel.recv(&rx);
+    sel.recv(&rx2);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let oper = sel.select();
+        oper.recv(&rx2)
+    }));
+    assert!(caught.is_err());
+    let oper = sel.select();
+    assert_eq!(oper.index(), i);
+    assert_eq!(oper.recv(&rx), Ok(1));
+}
+
+/// `ready` reports without taking; `remove` takes an operation out for good.
+#[test]
+fn ready_and_remove() {
+    let (tx1, rx1) = unbounded::<u8>();
+    let (tx2, rx2) = unbounded::<u8>();
+    let mut sel = Select::new();
+    let a = sel.recv(&rx1);
+    let b = sel.recv(&rx2);
+    assert!(sel.try_ready().is_err());
+    tx2.send(2).unwrap();
+    assert_eq!(sel.ready(), b);
+    assert_eq!(rx2.len(), 1, "ready takes nothing");
+    sel.remove(b);
+    assert!(sel.ready_timeout(Duration::from_millis(5)).is_err());
+    tx1.send(1).unwrap();
+    assert_eq!(sel.ready(), a);
+    let oper = sel.select();
+    assert_eq!(oper.index(), a);
+    assert_eq!(oper.recv(&rx1), Ok(1));
+}
+
+/// A send chosen by `Select` is ready; completing it delivers.
+#[test]
+fn select_send_then_complete() {
+    let (tx, rx) = bounded::<u8>(1);
+    tx.send(0).unwrap();
+    let mut sel = Select::new();
+    let s = sel.send(&tx);
+    assert!(sel.try_select().is_err(), "full: not ready");
+    assert_eq!(rx.recv(), Ok(0));
+    let oper = sel.select();
+    assert_eq!(oper.index(), s);
+    oper.send(&tx, 5).unwrap();
+    assert_eq!(rx.recv(), Ok(5));
+}
+
+/// Timers: `after` fires once, not early; `tick` does not fire early and drops ticks nobody
+/// takes; `never` never fires and never disconnects; all of them work in `select!`.
+#[test]
+fn timers() {
+    let start = Instant::now();
+    let a = after(Duration::from_millis(15));
+    assert!(a.try_recv().is_err());
+    let at = a.recv().unwrap();
+    assert!(at >= start + Duration::from_millis(15));
+    assert!(Instant::now() >= at);
+    assert!(a.recv_timeout(Duration::from_millis(5)).is_err());
+
+    let t = tick(Duration::from_millis(5));
+    let first = t.recv().unwrap();
+    assert!(first >= start + Duration::from_millis(5));
+    thread::sleep(Duration::from_millis(30));
+    // Several periods passed: one tick is there, not six.
+    assert!(t.try_recv().is_ok());
+    assert!(t.try_recv().is_err());
+
+    let n = never::<u8>();
+    assert!(n.recv_timeout(Duration::from_millis(5)).is_err());
+    let timeout = after(Duration::from_millis(10));
+    let fired = select! {
+        recv(n) -> _ => false,
+        recv(timeout) -> _ => true,
+    };
+    assert!(fired);
+}
+
+/// A timeout of `select!` does not end early, and an operation that completes in time wins.
+#[test]
+fn select_timeout_and_default() {
+    let (tx, rx) = unbounded::<u8>();
+    let start = Instant::now();
+    let timed_out = select! {
+        recv(rx) -> _ => false,
+        default(Duration::from_millis(20)) => true,
+    };
+    assert!(timed_out);
+    assert!(start.elapsed() >= Duration::from_millis(20));
+    let h = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(5));
+        tx.send(3).unwrap();
+        tx
+    });
+    let got = select! {
+        recv(rx) -> v => v,
+        default(Duration::from_secs(30)) => panic!("the send came first"),
+    };
+    assert_eq!(got, Ok(3));
+    drop(h.join().unwrap());
+    let disconnected = select! {
+        recv(rx) -> v => v,
+        default => Ok(0),
+    };
+    assert_eq!(disconnected, Err(RecvError));
+}
+
+/// An element held by a `Select` (its `SelectedOperation` dropped) is dropped with the
+/// `Select`; its `Drop` is user code that may use the same channel: it runs with nothing of
+/// the selection half done.
+#[test]
+fn a_held_element_whose_drop_reenters_the_channel() {
+    struct SendsOnDrop(Option<Sender<SendsOnDrop>>);
+    impl Drop for SendsOnDrop {
+        fn drop(&mut self) {
+            if let Some(tx) = self.0.take() {
+                tx.send(SendsOnDrop(None)).unwrap();
+            }
+        }
+    }
+    let (tx, rx) = unbounded::<SendsOnDrop>();
+    tx.send(SendsOnDrop(Some(tx.clone()))).unwrap();
+    {
+        let mut sel = Select::new();
+        sel.recv(&rx);
+        drop(sel.select());
+    }
+    // The held element's drop sent a new one.
+    assert!(rx.try_recv().is_ok_and(|e| e.0.is_none()));
+}
