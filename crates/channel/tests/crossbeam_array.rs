@@ -24,12 +24,14 @@
 //! - Timing: no test of the original asserts elapsed time, so no assertion was dropped. The
 //!   tests that order their threads with sleeps (margins of 500 ms) are kept as they are.
 //! - `#![cfg(not(loom))]`, as the crate's other non-loom tests.
-//!
-//! Omitted (they need `select!`, which welltempered_channel does not have yet):
-//!
-//! - `fairness`: `select!` over two receivers.
-//! - `fairness_duplicates`: `select!` with the same receiver in five arms.
-//! - `recv_in_send`: `send` arms of `select!` (one with a `default` arm).
+//! - `fairness`, `fairness_duplicates` and `recv_in_send` use `welltempered_channel::select!`
+//!   (they were left out until it existed); they are taken from the crossbeam repository at
+//!   commit 7de845aa (crossbeam-channel 0.5.16 by its `Cargo.toml`). One change (marked
+//!   there): the first `select!` of `recv_in_send` sends `()` where crossbeam's sends
+//!   `panic!()`. Crossbeam evaluates a send's message only once the send is chosen, so its
+//!   `panic!()` never runs (a full channel leaves the choice to `default`); ours evaluates the
+//!   message before the selection, so the half checks only that `default` is chosen (and loses
+//!   its `#[allow(unreachable_code, clippy::diverging_sub_expression)]`).
 #![cfg(not(loom))]
 
 use std::any::Any;
@@ -39,7 +41,7 @@ use std::thread;
 use std::time::Duration;
 
 use crossbeam_utils::thread::scope;
-use welltempered_channel::{Receiver, bounded};
+use welltempered_channel::{Receiver, bounded, select};
 use welltempered_channel::{RecvError, RecvTimeoutError, TryRecvError};
 use welltempered_channel::{SendError, SendTimeoutError, TrySendError};
 
@@ -639,6 +641,79 @@ fn linearizable() {
         }
     })
     .unwrap();
+}
+
+#[test]
+fn fairness() {
+    #[cfg(miri)]
+    const COUNT: usize = 100;
+    #[cfg(not(miri))]
+    const COUNT: usize = 10_000;
+
+    let (s1, r1) = bounded::<()>(COUNT);
+    let (s2, r2) = bounded::<()>(COUNT);
+
+    for _ in 0..COUNT {
+        s1.send(()).unwrap();
+        s2.send(()).unwrap();
+    }
+
+    let mut hits = [0usize; 2];
+    for _ in 0..COUNT {
+        select! {
+            recv(r1) -> _  => hits[0] += 1,
+            recv(r2) -> _  => hits[1] += 1,
+        }
+    }
+    assert!(hits.iter().all(|x| *x >= COUNT / hits.len() / 2));
+}
+
+#[test]
+fn fairness_duplicates() {
+    #[cfg(miri)]
+    const COUNT: usize = 100;
+    #[cfg(not(miri))]
+    const COUNT: usize = 10_000;
+
+    let (s, r) = bounded::<()>(COUNT);
+
+    for _ in 0..COUNT {
+        s.send(()).unwrap();
+    }
+
+    let mut hits = [0usize; 5];
+    for _ in 0..COUNT {
+        select! {
+            recv(r) -> _ => hits[0] += 1,
+            recv(r) -> _ => hits[1] += 1,
+            recv(r) -> _ => hits[2] += 1,
+            recv(r) -> _ => hits[3] += 1,
+            recv(r) -> _ => hits[4] += 1,
+        }
+    }
+    assert!(hits.iter().all(|x| *x >= COUNT / hits.len() / 2));
+}
+
+#[test]
+fn recv_in_send() {
+    let (s, _r) = bounded(1);
+    s.send(()).unwrap();
+
+    // welltempered: crossbeam's message here is `panic!()`, which its `select!` evaluates only
+    // if the send is chosen; ours evaluates a send's message before the selection, so the
+    // message is `()` and this half checks only that a send on a full channel leaves the
+    // choice to `default`.
+    select! {
+        send(s, ()) -> _ => panic!(),
+        default => {}
+    }
+
+    let (s, r) = bounded(2);
+    s.send(()).unwrap();
+
+    select! {
+        send(s, assert_eq!(r.recv(), Ok(()))) -> _ => {}
+    }
 }
 
 #[test]

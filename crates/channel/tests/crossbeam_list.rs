@@ -23,12 +23,9 @@
 //! - Timing: no test of the original asserts elapsed time, so no assertion was dropped. The
 //!   tests that order their threads with sleeps (margins of 500 ms) are kept as they are.
 //! - `#![cfg(not(loom))]`, as the crate's other non-loom tests.
-//!
-//! Omitted (they need `select!`, which welltempered_channel does not have yet):
-//!
-//! - `fairness`: `select!` over two receivers.
-//! - `fairness_duplicates`: `select!` with the same receiver in five arms.
-//! - `recv_in_send`: a `send` arm of `select!`.
+//! - `fairness`, `fairness_duplicates` and `recv_in_send` use `welltempered_channel::select!`
+//!   (they were left out until it existed); they are taken from the crossbeam repository at
+//!   commit 7de845aa (crossbeam-channel 0.5.16 by its `Cargo.toml`) and need no change.
 #![cfg(not(loom))]
 
 use std::any::Any;
@@ -38,7 +35,7 @@ use std::thread;
 use std::time::Duration;
 
 use crossbeam_utils::thread::scope;
-use welltempered_channel::{Receiver, unbounded};
+use welltempered_channel::{Receiver, select, unbounded};
 use welltempered_channel::{RecvError, RecvTimeoutError, TryRecvError};
 use welltempered_channel::{SendError, SendTimeoutError, TrySendError};
 
@@ -531,6 +528,67 @@ fn linearizable() {
         }
     })
     .unwrap();
+}
+
+#[test]
+fn fairness() {
+    #[cfg(miri)]
+    const COUNT: usize = 100;
+    #[cfg(not(miri))]
+    const COUNT: usize = 10_000;
+
+    let (s1, r1) = unbounded::<()>();
+    let (s2, r2) = unbounded::<()>();
+
+    for _ in 0..COUNT {
+        s1.send(()).unwrap();
+        s2.send(()).unwrap();
+    }
+
+    let mut hits = [0usize; 2];
+    for _ in 0..COUNT {
+        select! {
+            recv(r1) -> _ => hits[0] += 1,
+            recv(r2) -> _ => hits[1] += 1,
+        }
+    }
+    assert!(hits.iter().all(|x| *x >= COUNT / hits.len() / 2));
+}
+
+#[test]
+fn fairness_duplicates() {
+    #[cfg(miri)]
+    const COUNT: usize = 100;
+    #[cfg(not(miri))]
+    const COUNT: usize = 10_000;
+
+    let (s, r) = unbounded();
+
+    for _ in 0..COUNT {
+        s.send(()).unwrap();
+    }
+
+    let mut hits = [0usize; 5];
+    for _ in 0..COUNT {
+        select! {
+            recv(r) -> _ => hits[0] += 1,
+            recv(r) -> _ => hits[1] += 1,
+            recv(r) -> _ => hits[2] += 1,
+            recv(r) -> _ => hits[3] += 1,
+            recv(r) -> _ => hits[4] += 1,
+        }
+    }
+    assert!(hits.iter().all(|x| *x >= COUNT / hits.len() / 2));
+}
+
+#[test]
+fn recv_in_send() {
+    let (s, r) = unbounded();
+    s.send(()).unwrap();
+
+    select! {
+        send(s, assert_eq!(r.recv(), Ok(()))) -> _ => {}
+    }
 }
 
 #[test]

@@ -41,13 +41,18 @@
 //!   `Receiver`) wrap `welltempered_channel` (imported as `wt`) instead of `crossbeam_channel`.
 //!   No test needed a handle shared between threads: every thread gets its handle by `move` or
 //!   by `clone`, as in the original.
-//! - The `select!` macro (built on `crossbeam_channel_internal!`) is removed, and with it the
-//!   whole `select_tests` module (listed below).
-//! - The original's `#![allow(clippy::match_single_binding, clippy::redundant_clone)]` is gone
-//!   (no `select!`, and clippy no longer asks for it); `#![cfg(not(loom))]`, as the crate's
-//!   other non-loom tests; `#![allow(missing_docs)]` for the `pub` wrappers (the
-//!   workspace denies missing docs); `Iter`/`TryIter` lose their `T: 'a` bounds (inferred; the
-//!   workspace warns on `explicit_outlives_requirements`).
+//! - The std-shaped `select!` macro expands to `welltempered_channel::select!` where crossbeam's
+//!   expands to its internal `crossbeam_channel_internal!` (dropping the
+//!   `const _IS_BIASED: bool = false;` that only the latter reads: ours is unbiased too); the
+//!   arms it generates are the same. The `select_tests` module (std's `sync/mpsc/select.rs`,
+//!   left out until `select!` existed) is taken from the crossbeam repository at commit
+//!   7de845aa (crossbeam-channel 0.5.16 by its `Cargo.toml`) with no change to its tests (its
+//!   `use`s in this file's order, its source line with `master` as the other modules').
+//! - The original's `#![allow(clippy::match_single_binding, clippy::redundant_clone)]` is
+//!   dropped: clippy asks for neither lint here;
+//!   `#![cfg(not(loom))]`, as the crate's other non-loom tests; `#![allow(missing_docs)]` for
+//!   the `pub` wrappers (the workspace denies missing docs); `Iter`/`TryIter` lose their
+//!   `T: 'a` bounds (inferred; the workspace warns on `explicit_outlives_requirements`).
 //! - Under Miri only, smaller counts than crossbeam's in the slowest tests, to keep the file
 //!   within CI's Miri budget of about two minutes (each place is marked): 20 threads instead of
 //!   100 in `channel_tests::{stress_recv_timeout_shared, shared_chan_stress}` and
@@ -57,13 +62,6 @@
 //! - `channel_tests::recv_timeout_upgrade` keeps its `Instant::now() >= start + timeout`
 //!   assertion: a lower bound, which a loaded machine cannot break (it only makes the wait
 //!   longer). No test here asserts an upper bound on elapsed time.
-//!
-//! Omitted: every test of `select_tests` (from std's `sync/mpsc/select.rs`), because each one
-//! needs `select!`, which welltempered_channel does not have yet: `smoke`, `smoke2`, `closed`,
-//! `unblocks`, `both_ready`, `stress`, `cloning`, `cloning2`, `cloning3`, `preflight1`,
-//! `preflight2`, `preflight3`, `preflight4`, `preflight5`, `preflight6`, `preflight7`,
-//! `preflight8`, `preflight9`, `oneshot_data_waiting`, `stream_data_waiting`,
-//! `shared_data_waiting`, `sync1`, `sync2`, `sync3`.
 #![cfg(not(loom))]
 // The wrappers below are the original's `pub` std-shaped scaffolding, not an API to document.
 #![allow(missing_docs)]
@@ -216,6 +214,24 @@ pub fn sync_channel<T>(bound: usize) -> (SyncSender<T>, Receiver<T>) {
     let s = SyncSender { inner: s };
     let r = Receiver { inner: r };
     (s, r)
+}
+
+// welltempered: crossbeam's macro expands to its internal `crossbeam_channel_internal!` (with
+// `const _IS_BIASED: bool = false;` for it); this one expands to `wt::select!`, unbiased, in
+// the same way.
+macro_rules! select {
+    (
+        $($name:pat = $rx:ident.$meth:ident() => $code:expr),+
+    ) => ({
+        wt::select! {
+            $(
+                $meth(($rx).inner) -> res => {
+                    let $name = res.map_err(|_| ::std::sync::mpsc::RecvError);
+                    $code
+                }
+            )+
+        }
+    })
 }
 
 // Source: https://github.com/rust-lang/rust/blob/master/src/libstd/sync/mpsc/mod.rs
@@ -1738,5 +1754,427 @@ mod sync_channel_tests {
         for _ in 0..if cfg!(miri) { 20 } else { 100 } {
             repro()
         }
+    }
+}
+
+// Source: https://github.com/rust-lang/rust/blob/master/src/libstd/sync/mpsc/select.rs
+mod select_tests {
+    use super::*;
+
+    use std::thread;
+
+    #[test]
+    fn smoke() {
+        let (tx1, rx1) = channel::<i32>();
+        let (tx2, rx2) = channel::<i32>();
+        tx1.send(1).unwrap();
+        select! {
+            foo = rx1.recv() => assert_eq!(foo.unwrap(), 1),
+            _bar = rx2.recv() => panic!()
+        }
+        tx2.send(2).unwrap();
+        select! {
+            _foo = rx1.recv() => panic!(),
+            bar = rx2.recv() => assert_eq!(bar.unwrap(), 2)
+        }
+        drop(tx1);
+        select! {
+            foo = rx1.recv() => assert!(foo.is_err()),
+            _bar = rx2.recv() => panic!()
+        }
+        drop(tx2);
+        select! {
+            bar = rx2.recv() => assert!(bar.is_err())
+        }
+    }
+
+    #[test]
+    fn smoke2() {
+        let (_tx1, rx1) = channel::<i32>();
+        let (_tx2, rx2) = channel::<i32>();
+        let (_tx3, rx3) = channel::<i32>();
+        let (_tx4, rx4) = channel::<i32>();
+        let (tx5, rx5) = channel::<i32>();
+        tx5.send(4).unwrap();
+        select! {
+            _foo = rx1.recv() => panic!("1"),
+            _foo = rx2.recv() => panic!("2"),
+            _foo = rx3.recv() => panic!("3"),
+            _foo = rx4.recv() => panic!("4"),
+            foo = rx5.recv() => assert_eq!(foo.unwrap(), 4)
+        }
+    }
+
+    #[test]
+    fn closed() {
+        let (_tx1, rx1) = channel::<i32>();
+        let (tx2, rx2) = channel::<i32>();
+        drop(tx2);
+
+        select! {
+            _a1 = rx1.recv() => panic!(),
+            a2 = rx2.recv() => assert!(a2.is_err())
+        }
+    }
+
+    #[test]
+    fn unblocks() {
+        let (tx1, rx1) = channel::<i32>();
+        let (_tx2, rx2) = channel::<i32>();
+        let (tx3, rx3) = channel::<i32>();
+
+        let t = thread::spawn(move || {
+            for _ in 0..20 {
+                thread::yield_now();
+            }
+            tx1.send(1).unwrap();
+            rx3.recv().unwrap();
+            for _ in 0..20 {
+                thread::yield_now();
+            }
+        });
+
+        select! {
+            a = rx1.recv() => assert_eq!(a.unwrap(), 1),
+            _b = rx2.recv() => panic!()
+        }
+        tx3.send(1).unwrap();
+        select! {
+            a = rx1.recv() => assert!(a.is_err()),
+            _b = rx2.recv() => panic!()
+        }
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn both_ready() {
+        let (tx1, rx1) = channel::<i32>();
+        let (tx2, rx2) = channel::<i32>();
+        let (tx3, rx3) = channel::<()>();
+
+        let t = thread::spawn(move || {
+            for _ in 0..20 {
+                thread::yield_now();
+            }
+            tx1.send(1).unwrap();
+            tx2.send(2).unwrap();
+            rx3.recv().unwrap();
+        });
+
+        select! {
+            a = rx1.recv() => { assert_eq!(a.unwrap(), 1); },
+            a = rx2.recv() => { assert_eq!(a.unwrap(), 2); }
+        }
+        select! {
+            a = rx1.recv() => { assert_eq!(a.unwrap(), 1); },
+            a = rx2.recv() => { assert_eq!(a.unwrap(), 2); }
+        }
+        assert_eq!(rx1.try_recv(), Err(TryRecvError::Empty));
+        assert_eq!(rx2.try_recv(), Err(TryRecvError::Empty));
+        tx3.send(()).unwrap();
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn stress() {
+        const AMT: i32 = if cfg!(miri) { 100 } else { 10000 };
+
+        let (tx1, rx1) = channel::<i32>();
+        let (tx2, rx2) = channel::<i32>();
+        let (tx3, rx3) = channel::<()>();
+
+        let t = thread::spawn(move || {
+            for i in 0..AMT {
+                if i % 2 == 0 {
+                    tx1.send(i).unwrap();
+                } else {
+                    tx2.send(i).unwrap();
+                }
+                rx3.recv().unwrap();
+            }
+        });
+
+        for i in 0..AMT {
+            select! {
+                i1 = rx1.recv() => { assert!(i % 2 == 0 && i == i1.unwrap()); },
+                i2 = rx2.recv() => { assert!(i % 2 == 1 && i == i2.unwrap()); }
+            }
+            tx3.send(()).unwrap();
+        }
+        t.join().unwrap();
+    }
+
+    #[allow(unused_must_use)]
+    #[test]
+    fn cloning() {
+        let (tx1, rx1) = channel::<i32>();
+        let (_tx2, rx2) = channel::<i32>();
+        let (tx3, rx3) = channel::<()>();
+
+        let t = thread::spawn(move || {
+            rx3.recv().unwrap();
+            tx1.clone();
+            assert_eq!(rx3.try_recv(), Err(TryRecvError::Empty));
+            tx1.send(2).unwrap();
+            rx3.recv().unwrap();
+        });
+
+        tx3.send(()).unwrap();
+        select! {
+            _i1 = rx1.recv() => {},
+            _i2 = rx2.recv() => panic!()
+        }
+        tx3.send(()).unwrap();
+        t.join().unwrap();
+    }
+
+    #[allow(unused_must_use)]
+    #[test]
+    fn cloning2() {
+        let (tx1, rx1) = channel::<i32>();
+        let (_tx2, rx2) = channel::<i32>();
+        let (tx3, rx3) = channel::<()>();
+
+        let t = thread::spawn(move || {
+            rx3.recv().unwrap();
+            tx1.clone();
+            assert_eq!(rx3.try_recv(), Err(TryRecvError::Empty));
+            tx1.send(2).unwrap();
+            rx3.recv().unwrap();
+        });
+
+        tx3.send(()).unwrap();
+        select! {
+            _i1 = rx1.recv() => {},
+            _i2 = rx2.recv() => panic!()
+        }
+        tx3.send(()).unwrap();
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn cloning3() {
+        let (tx1, rx1) = channel::<()>();
+        let (tx2, rx2) = channel::<()>();
+        let (tx3, rx3) = channel::<()>();
+        let t = thread::spawn(move || {
+            select! {
+                _ = rx1.recv() => panic!(),
+                _ = rx2.recv() => {}
+            }
+            tx3.send(()).unwrap();
+        });
+
+        for _ in 0..1000 {
+            thread::yield_now();
+        }
+        drop(tx1.clone());
+        tx2.send(()).unwrap();
+        rx3.recv().unwrap();
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn preflight1() {
+        let (tx, rx) = channel();
+        tx.send(()).unwrap();
+        select! {
+            _n = rx.recv() => {}
+        }
+    }
+
+    #[test]
+    fn preflight2() {
+        let (tx, rx) = channel();
+        tx.send(()).unwrap();
+        tx.send(()).unwrap();
+        select! {
+            _n = rx.recv() => {}
+        }
+    }
+
+    #[test]
+    fn preflight3() {
+        let (tx, rx) = channel();
+        drop(tx.clone());
+        tx.send(()).unwrap();
+        select! {
+            _n = rx.recv() => {}
+        }
+    }
+
+    #[test]
+    fn preflight4() {
+        let (tx, rx) = channel();
+        tx.send(()).unwrap();
+        select! {
+            _ = rx.recv() => {}
+        }
+    }
+
+    #[test]
+    fn preflight5() {
+        let (tx, rx) = channel();
+        tx.send(()).unwrap();
+        tx.send(()).unwrap();
+        select! {
+            _ = rx.recv() => {}
+        }
+    }
+
+    #[test]
+    fn preflight6() {
+        let (tx, rx) = channel();
+        drop(tx.clone());
+        tx.send(()).unwrap();
+        select! {
+            _ = rx.recv() => {}
+        }
+    }
+
+    #[test]
+    fn preflight7() {
+        let (tx, rx) = channel::<()>();
+        drop(tx);
+        select! {
+            _ = rx.recv() => {}
+        }
+    }
+
+    #[test]
+    fn preflight8() {
+        let (tx, rx) = channel();
+        tx.send(()).unwrap();
+        drop(tx);
+        rx.recv().unwrap();
+        select! {
+            _ = rx.recv() => {}
+        }
+    }
+
+    #[test]
+    fn preflight9() {
+        let (tx, rx) = channel();
+        drop(tx.clone());
+        tx.send(()).unwrap();
+        drop(tx);
+        rx.recv().unwrap();
+        select! {
+            _ = rx.recv() => {}
+        }
+    }
+
+    #[test]
+    fn oneshot_data_waiting() {
+        let (tx1, rx1) = channel();
+        let (tx2, rx2) = channel();
+        let t = thread::spawn(move || {
+            select! {
+                _n = rx1.recv() => {}
+            }
+            tx2.send(()).unwrap();
+        });
+
+        for _ in 0..100 {
+            thread::yield_now()
+        }
+        tx1.send(()).unwrap();
+        rx2.recv().unwrap();
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn stream_data_waiting() {
+        let (tx1, rx1) = channel();
+        let (tx2, rx2) = channel();
+        tx1.send(()).unwrap();
+        tx1.send(()).unwrap();
+        rx1.recv().unwrap();
+        rx1.recv().unwrap();
+        let t = thread::spawn(move || {
+            select! {
+                _n = rx1.recv() => {}
+            }
+            tx2.send(()).unwrap();
+        });
+
+        for _ in 0..100 {
+            thread::yield_now()
+        }
+        tx1.send(()).unwrap();
+        rx2.recv().unwrap();
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn shared_data_waiting() {
+        let (tx1, rx1) = channel();
+        let (tx2, rx2) = channel();
+        drop(tx1.clone());
+        tx1.send(()).unwrap();
+        rx1.recv().unwrap();
+        let t = thread::spawn(move || {
+            select! {
+                _n = rx1.recv() => {}
+            }
+            tx2.send(()).unwrap();
+        });
+
+        for _ in 0..100 {
+            thread::yield_now()
+        }
+        tx1.send(()).unwrap();
+        rx2.recv().unwrap();
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn sync1() {
+        let (tx, rx) = sync_channel::<i32>(1);
+        tx.send(1).unwrap();
+        select! {
+            n = rx.recv() => { assert_eq!(n.unwrap(), 1); }
+        }
+    }
+
+    #[test]
+    fn sync2() {
+        let (tx, rx) = sync_channel::<i32>(0);
+        let t = thread::spawn(move || {
+            for _ in 0..100 {
+                thread::yield_now()
+            }
+            tx.send(1).unwrap();
+        });
+        select! {
+            n = rx.recv() => { assert_eq!(n.unwrap(), 1); }
+        }
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn sync3() {
+        let (tx1, rx1) = sync_channel::<i32>(0);
+        let (tx2, rx2): (Sender<i32>, Receiver<i32>) = channel();
+        let t = thread::spawn(move || {
+            tx1.send(1).unwrap();
+        });
+        let t2 = thread::spawn(move || {
+            tx2.send(2).unwrap();
+        });
+        select! {
+            n = rx1.recv() => {
+                let n = n.unwrap();
+                assert_eq!(n, 1);
+                assert_eq!(rx2.recv().unwrap(), 2);
+            },
+            n = rx2.recv() => {
+                let n = n.unwrap();
+                assert_eq!(n, 2);
+                assert_eq!(rx1.recv().unwrap(), 1);
+            }
+        }
+        t.join().unwrap();
+        t2.join().unwrap();
     }
 }

@@ -26,13 +26,22 @@
 //! - Timing: no test of the original asserts elapsed time, so no assertion was dropped. The
 //!   tests that order their threads with sleeps (margins of 500 ms) are kept as they are.
 //! - `#![cfg(not(loom))]`, as the crate's other non-loom tests.
-//!
-//! Omitted (they need `select!`, which welltempered_channel does not have yet):
-//!
-//! - `fairness`: `select!` over two receivers against `select!` over two senders.
-//! - `fairness_duplicates`: `select!` with the same receiver (and sender) in five arms.
-//! - `recv_in_send`: a `send` arm of `select!` whose message expression receives.
+//! - `fairness`, `fairness_duplicates` and `recv_in_send` use `welltempered_channel::select!`
+//!   (they were left out until it existed); they are taken from the crossbeam repository at
+//!   commit 7de845aa (crossbeam-channel 0.5.16 by its `Cargo.toml`), with a clone per spawned
+//!   thread as above. One change (marked there): in `recv_in_send` the two helper threads'
+//!   sleeps are swapped (the sender sleeps 100 ms, the receiver 500 ms). Crossbeam evaluates
+//!   the send's message `r.recv().unwrap()` once the send is chosen, when the receiver thread
+//!   already waits; ours evaluates it before the selection, so in the original order the main
+//!   thread and the receiver thread would both wait in `r.recv()` for the one element sent,
+//!   and which one gets it is up to the wake-up order: the loser would wait forever. Swapped,
+//!   the main thread receives the sender thread's element, and its `select!` then sends to the
+//!   receiver thread (margins of 400 ms). `#![allow(clippy::drop_non_drop)]` is for the
+//!   expansion of `select!` (see there).
 #![cfg(not(loom))]
+// `select!` drops each case it did not choose with `mem::drop`, which clippy's `drop_non_drop`
+// flags where the case owns nothing with drop glue (an issue of the macro's expansion).
+#![allow(clippy::drop_non_drop)]
 
 use std::any::Any;
 use std::sync::atomic::AtomicUsize;
@@ -41,7 +50,7 @@ use std::thread;
 use std::time::Duration;
 
 use crossbeam_utils::thread::scope;
-use welltempered_channel::{Receiver, bounded};
+use welltempered_channel::{Receiver, bounded, select};
 use welltempered_channel::{RecvError, RecvTimeoutError, TryRecvError};
 use welltempered_channel::{SendError, SendTimeoutError, TrySendError};
 
@@ -506,6 +515,119 @@ fn drops() {
         drop(r);
         assert_eq!(DROPS.load(Ordering::SeqCst), steps);
     }
+}
+
+#[test]
+fn fairness() {
+    #[cfg(miri)]
+    const COUNT: usize = 50;
+    #[cfg(not(miri))]
+    const COUNT: usize = 10_000;
+
+    let (s1, r1) = bounded::<()>(0);
+    let (s2, r2) = bounded::<()>(0);
+
+    scope(|scope| {
+        // welltempered: handles are not Sync; each thread gets its own clone
+        let (r1, r2) = (r1.clone(), r2.clone());
+        scope.spawn(move |_| {
+            let mut hits = [0usize; 2];
+            for _ in 0..COUNT {
+                select! {
+                    recv(r1) -> _ => hits[0] += 1,
+                    recv(r2) -> _ => hits[1] += 1,
+                }
+            }
+            assert!(hits.iter().all(|x| *x >= COUNT / hits.len() / 2));
+        });
+
+        let mut hits = [0usize; 2];
+        for _ in 0..COUNT {
+            select! {
+                send(s1, ()) -> _ => hits[0] += 1,
+                send(s2, ()) -> _ => hits[1] += 1,
+            }
+        }
+        assert!(hits.iter().all(|x| *x >= COUNT / hits.len() / 2));
+    })
+    .unwrap();
+}
+
+#[test]
+fn fairness_duplicates() {
+    #[cfg(miri)]
+    const COUNT: usize = 100;
+    #[cfg(not(miri))]
+    const COUNT: usize = 10_000;
+
+    let (s, r) = bounded::<()>(0);
+
+    scope(|scope| {
+        // welltempered: handles are not Sync; each thread gets its own clone
+        let r = r.clone();
+        scope.spawn(move |_| {
+            let mut hits = [0usize; 5];
+            for _ in 0..COUNT {
+                select! {
+                    recv(r) -> _ => hits[0] += 1,
+                    recv(r) -> _ => hits[1] += 1,
+                    recv(r) -> _ => hits[2] += 1,
+                    recv(r) -> _ => hits[3] += 1,
+                    recv(r) -> _ => hits[4] += 1,
+                }
+            }
+            assert!(hits.iter().all(|x| *x >= COUNT / hits.len() / 2));
+        });
+
+        let mut hits = [0usize; 5];
+        for _ in 0..COUNT {
+            select! {
+                send(s, ()) -> _ => hits[0] += 1,
+                send(s, ()) -> _ => hits[1] += 1,
+                send(s, ()) -> _ => hits[2] += 1,
+                send(s, ()) -> _ => hits[3] += 1,
+                send(s, ()) -> _ => hits[4] += 1,
+            }
+        }
+        assert!(hits.iter().all(|x| *x >= COUNT / hits.len() / 2));
+    })
+    .unwrap();
+}
+
+#[test]
+fn recv_in_send() {
+    let (s, r) = bounded(0);
+
+    // welltempered: crossbeam's `select!` evaluates the message `r.recv().unwrap()` once the
+    // send is chosen, that is once the first thread (after 100 ms) waits in `r.recv()`; ours
+    // evaluates it before the selection, so this thread would wait in `r.recv()` beside the
+    // first thread for the second thread's element, and the one that lost it would wait
+    // forever. The two sleeps are swapped: the second thread sends at 100 ms, to this thread's
+    // message, and the first thread receives at 500 ms, what the select sends.
+    scope(|scope| {
+        {
+            // welltempered: handles are not Sync; each thread gets its own clone
+            let r = r.clone();
+            scope.spawn(move |_| {
+                thread::sleep(ms(500));
+                r.recv()
+            });
+        }
+
+        {
+            // welltempered: handles are not Sync; each thread gets its own clone
+            let s = s.clone();
+            scope.spawn(move |_| {
+                thread::sleep(ms(100));
+                s.send(()).unwrap();
+            });
+        }
+
+        select! {
+            send(s, r.recv().unwrap()) -> _ => {}
+        }
+    })
+    .unwrap();
 }
 
 #[test]
