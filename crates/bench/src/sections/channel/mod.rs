@@ -25,6 +25,8 @@
 //!   `bounded`, flume's `bounded` and std's `sync_channel`, each at the group's capacity
 //!   ([`small_channels`]; [`Spec::capacity`]), so every row of a group, and its ratio to crossbeam,
 //!   has the same capacity and topology. The groups' `x` is the number of senders.
+//! - `select`: one consumer receives with `select!` over 2 or 4 bounded channels, fed by 1 or 2
+//!   producers each, on our channel and crossbeam-channel ([`select`]).
 //! - `onecore`: W1 (8 bytes) with both threads pinned to one CPU (the first this process may
 //!   use: CPU 0 on an unrestricted machine).
 //!
@@ -84,7 +86,9 @@ use std::time::{Duration, Instant};
 use welltempered_channel as wc;
 
 mod first;
+mod select;
 pub use first::FirstUse;
+pub use select::{SELECT_CHANNELS, SELECT_WIDTHS};
 
 /// Capacity of the bounded variants (ring buffers, bounded channels).
 pub const BOUND: usize = 1024;
@@ -805,6 +809,8 @@ pub enum Workload {
     W11,
     /// Small bounded channels: bounded(0) and bounded(1), 1:1 and 8 senders : 1 receiver.
     Small,
+    /// `select!` over 2 and 4 bounded channels, 1 and 2 producers each.
+    Select,
     /// W1 at 8 bytes with both ends pinned to one CPU.
     Onecore,
     /// Memory after a burst: resident memory once 10^6 queued elements are drained, over the
@@ -826,6 +832,7 @@ impl Workload {
             Self::W10 => "w10",
             Self::W11 => "w11",
             Self::Small => "small",
+            Self::Select => "select",
             Self::Onecore => "onecore",
             Self::Memory => "memory",
             Self::First => "first",
@@ -833,7 +840,7 @@ impl Workload {
     }
 
     /// Every workload, in report order.
-    pub const ALL: [Workload; 11] = [
+    pub const ALL: [Workload; 12] = [
         Self::W1,
         Self::W2,
         Self::W3,
@@ -842,6 +849,7 @@ impl Workload {
         Self::W10,
         Self::W11,
         Self::Small,
+        Self::Select,
         Self::Onecore,
         Self::Memory,
         Self::First,
@@ -890,6 +898,9 @@ pub struct Spec {
     /// (`None`: another workload).
     #[serde(default)]
     pub first: Option<FirstUse>,
+    /// The select workload: channels selected over (0: another workload).
+    #[serde(default)]
+    pub select: usize,
 }
 
 /// An element of `N` words: the tag (producer and sequence number) first, its complement last.
@@ -1591,6 +1602,7 @@ pub fn run_spec(spec: &Spec) -> Result<Sample> {
         )));
     }
     let run = match spec.capacity {
+        _ if spec.select > 0 => select::run_select,
         Some(cap) => small_runner(base, cap)?,
         None => e.run,
     };
@@ -2085,6 +2097,38 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
                     }
                 }
             }
+            Workload::Select => {
+                for k in SELECT_WIDTHS {
+                    for per_channel in [1usize, 2] {
+                        let variants = plan
+                            .channels
+                            .iter()
+                            .filter(|c| SELECT_CHANNELS.contains(&c.as_str()))
+                            .cloned()
+                            .collect();
+                        push(
+                            w,
+                            format!("select/{k}ch/{per_channel}p"),
+                            format!(
+                                "select! over {k} bounded({BOUND}) channels, {per_channel} \
+                                 producer{} each : 1 selecting consumer",
+                                if per_channel == 1 { "" } else { "s" }
+                            ),
+                            Some(serde_json::json!(per_channel)),
+                            BTreeMap::from([("channels".to_string(), serde_json::json!(k))]),
+                            &throughput,
+                            Spec {
+                                producers: per_channel,
+                                consumers: 1,
+                                select: k,
+                                limit: 0,
+                                ..base.clone()
+                            },
+                            variants,
+                        );
+                    }
+                }
+            }
             Workload::Memory => {
                 let metric = Metric {
                     unit: "x idle".into(),
@@ -2523,6 +2567,39 @@ mod tests {
                 "capacity=1, load=0, workload=small"
             ]
         );
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // up to nine threads per run
+    fn select_runs_deliver_over_two_and_four_channels() {
+        for ch in SELECT_CHANNELS {
+            for k in SELECT_WIDTHS {
+                let s = run_spec(&Spec {
+                    channel: ch.into(),
+                    workload: "select".into(),
+                    bytes: 8,
+                    producers: 2,
+                    consumers: 1,
+                    select: k,
+                    duration_ns: tiny_ns(),
+                    ..Spec::default()
+                })
+                .unwrap();
+                assert_eq!(s.variant, ch);
+                assert!(s.ops as f64 <= s.extra["sent_total"], "{ch} {k}");
+            }
+        }
+        let spec = |channel: &str, k| Spec {
+            channel: channel.into(),
+            workload: "select".into(),
+            select: k,
+            duration_ns: tiny_ns(),
+            ..Spec::default()
+        };
+        let err = run_spec(&spec("ours", 3)).unwrap_err().to_string();
+        assert!(err.contains("use 2 or 4"), "{err}");
+        let err = run_spec(&spec("flume", 2)).unwrap_err().to_string();
+        assert!(err.contains("runs ours and crossbeam"), "{err}");
     }
 
     #[test]
