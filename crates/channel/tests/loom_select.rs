@@ -113,14 +113,17 @@ fn select_send_woken_by_room() {
     });
 }
 
-/// A rendezvous: a selecting receiver and a blocking sender meet.
+/// A rendezvous: a selecting receiver (with a second operation, so that the selection
+/// protocol runs rather than the lone operation's blocking form) and a blocking sender meet.
 #[test]
 fn select_recv_rendezvous() {
     model(|| {
         let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<u32>(0);
+        let (_tx2, rx2) = Builder::new().wait(Wait::Park).unbounded::<u32>();
         let s = thread::spawn(move || tx.send(5).unwrap());
         let got = select! {
             recv(rx) -> v => v,
+            recv(rx2) -> _ => unreachable!(),
         };
         assert_eq!(got, Ok(5));
         s.join().unwrap();
