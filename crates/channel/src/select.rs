@@ -760,12 +760,12 @@ impl SelectedOperation<'_, '_> {
             panic!("passed a receiver that wasn't selected");
         }
         let outcome = entry.op.outcome().cast::<Option<Result<T, RecvError>>>();
-        // SAFETY: the entry was added by `Select::recv` with a receiver of this very channel:
-        // the same shared state, kept alive by that receiver (borrowed for the `Select`'s
+        // The entry was added by `Select::recv` with a receiver of this very channel: the
+        // same shared state, kept alive by that receiver (borrowed for the `Select`'s
         // lifetime), so no other channel can have its address, and its element type is this
         // `T`. Its operation is a `RecvCase<'_, T>`, whose `outcome` points to its
-        // `Option<Result<T, RecvError>>`, derived from the `&mut` we hold (through
-        // `&mut self.sel`), so this is the only access.
+        // `Option<Result<T, RecvError>>`, derived from the `&mut` we hold (`&mut self.sel`).
+        // SAFETY: so `outcome` is a valid, aligned pointer to that slot, and this is its only access.
         let got = unsafe { &mut *outcome };
         got.take().expect("the chosen receive holds its outcome")
     }
