@@ -44,8 +44,10 @@
 //! - `reduce.rs`: [`ReductionKind`], `Context::reduce`, `Runtime::reduce`.
 //! - `wait.rs`: [`WaitPolicy`]: spin, sleep on a futex, or spin for a window then sleep
 //!   ([`DEFAULT_SPIN_WINDOW`], and why).
-//! - `pin.rs`: [`Pinning`], and the affinity reset of threads that must not be pinned.
-//! - `env.rs`: [`Config`] and the `WELLTEMPERED_*` variables ([`EnvError`]).
+//! - `pin.rs`: [`Pinning`] and [`ProcBind`] (OpenMP places), and the affinity reset of threads
+//!   that must not be pinned.
+//! - `env.rs`: [`Config`], the `WELLTEMPERED_*` variables and OpenMP's `OMP_*` ones (with
+//!   libgomp's meaning), [`EnvError`].
 //! - `macros.rs`: [`par_for!`].
 //!
 //! Semantics (see `team.rs` for the details): the master is thread 0 and runs its share on the
@@ -86,7 +88,7 @@ pub use wait::{DEFAULT_SPIN_WINDOW, WaitPolicy};
 pub use env::{Config, EnvError};
 #[cfg(not(loom))]
 pub use pin::{
-    Pinning, current_affinity, online_cpus, reset_current_affinity, set_current_affinity,
+    Pinning, ProcBind, current_affinity, online_cpus, reset_current_affinity, set_current_affinity,
 };
 #[cfg(not(loom))]
 pub use reduce::{ReductionKind, reduce};

@@ -18,14 +18,18 @@
 //! team to meet the worksharing loops in the same order, as OpenMP does.
 //!
 //! Guarantees: every index of the range is run exactly once, by one thread; claims never
-//! overlap (the counter only grows; a claim is a range of it taken atomically).
+//! overlap (the counter only grows; a claim is a range of it taken atomically). Each thread's
+//! dynamic and guided claims come in increasing order of iterations (because the counter only
+//! grows), which is what OpenMP's `monotonic` modifier asks; `nonmonotonic` allows any order,
+//! so both hold (`OMP_SCHEDULE` accepts either).
 
 use crate::sync::{AtomicUsize, Ordering};
 use crate::wait::{POISON, Poisoned, WaitWord, Waiter};
 use core::ops::Range;
 use crossbeam_utils::CachePadded;
 
-/// How a worksharing loop's iterations are divided among the team (`WELLTEMPERED_SCHEDULE`).
+/// How a worksharing loop's iterations are divided among the team (`WELLTEMPERED_SCHEDULE`,
+/// `OMP_SCHEDULE`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Schedule {
     /// One contiguous block per thread (`schedule(static)`).

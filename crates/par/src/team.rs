@@ -151,9 +151,9 @@ pub(crate) struct Shared {
     ring: DispenserRing,
     singles: CachePadded<AtomicUsize>,
     slots: Box<[CachePadded<ThreadSlot>]>,
-    /// The master's CPU when it is to be pinned (computed once: counting the online CPUs reads
+    /// The master's CPUs when it is to be pinned (computed once: counting the online CPUs reads
     /// sysfs).
-    master_cpu: Option<usize>,
+    master_cpus: Option<Vec<usize>>,
     /// The exchange slots of `Context::reduce`, one per team thread.
     pub(crate) reduce_slots: Box<[AnySlot]>,
 }
@@ -257,7 +257,9 @@ impl std::fmt::Debug for Runtime {
 
 impl Runtime {
     /// Starts a team of `config.threads` threads (the caller counts as one; `threads == 0` is
-    /// taken as 1, a team with no workers).
+    /// taken as 1, a team with no workers). The workers get a stack of `config.stack_size`
+    /// bytes when it is set (`OMP_STACKSIZE`; the standard library's default otherwise); the
+    /// master runs on the caller's stack.
     ///
     /// # Panics
     ///
@@ -280,15 +282,19 @@ impl Runtime {
             ring: DispenserRing::new(n),
             singles: CachePadded::new(AtomicUsize::new(0)),
             slots: (0..n).map(|_| CachePadded::default()).collect(),
-            master_cpu: config.pinning.cpu_of(0),
+            master_cpus: config.pinning.cpus_of(0, n),
             reduce_slots: (0..n).map(|_| CachePadded::new(Mutex::new(None))).collect(),
             config,
         });
         let workers = (1..n)
             .map(|tid| {
                 let shared = Arc::clone(&shared);
-                std::thread::Builder::new()
-                    .name(format!("welltempered-par-{tid}"))
+                let builder = std::thread::Builder::new().name(format!("welltempered-par-{tid}"));
+                let builder = match shared.config.stack_size {
+                    Some(bytes) => builder.stack_size(bytes),
+                    None => builder,
+                };
+                builder
                     .spawn(move || worker(&shared, tid))
                     .expect("spawning a team thread")
             })
@@ -300,7 +306,7 @@ impl Runtime {
         }
     }
 
-    /// A runtime configured by the `WELLTEMPERED_*` variables ([`Config::from_env`]).
+    /// A runtime configured by the `WELLTEMPERED_*` and `OMP_*` variables ([`Config::from_env`]).
     pub fn from_env() -> Result<Runtime, EnvError> {
         Config::from_env().map(Runtime::new)
     }
@@ -337,7 +343,10 @@ impl Runtime {
         // Starts the region; SeqCst (a release) publishes the job.
         s.epoch.fetch_add_wake(1);
 
-        let saved = s.master_cpu.and_then(|cpu| pin::pin_saving(cpu).ok());
+        let saved = s
+            .master_cpus
+            .as_deref()
+            .and_then(|cpus| pin::pin_saving(cpus).ok());
         let result = {
             let _in = InRegion::enter();
             catch_unwind(AssertUnwindSafe(|| f(&Context::team(s, 0))))
@@ -404,7 +413,7 @@ impl Drop for Runtime {
 
 /// A worker's life: pin (or reset the affinity), then wait for regions until shutdown.
 fn worker(s: &Shared, tid: usize) {
-    pin::apply_worker(&s.config.pinning, tid);
+    pin::apply_worker(&s.config.pinning, tid, s.n);
     // A worker only ever runs region closures: any region it starts runs serially.
     IN_REGION.set(true);
     let idle = Waiter::new(s.config.wait);

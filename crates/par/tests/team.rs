@@ -376,6 +376,43 @@ fn from_env_reads_the_process_environment() {
     // Only reads: the variables are whatever the test runner has (normally unset).
     match Runtime::from_env() {
         Ok(rt) => assert!(rt.num_threads() >= 1),
-        Err(e) => assert!(e.variable().starts_with("WELLTEMPERED_")),
+        Err(e) => assert!(
+            e.variable().starts_with("WELLTEMPERED_") || e.variable().starts_with("OMP_"),
+            "{e}"
+        ),
     }
+}
+
+#[test]
+#[cfg(all(target_os = "linux", not(miri)))]
+fn workers_get_the_configured_stack_size() {
+    /// The size of the calling thread's stack.
+    fn own_stack_size() -> usize {
+        // SAFETY: `attr` is initialised by pthread_getattr_np before it is read, and destroyed
+        // once; the out-pointer is a live usize.
+        unsafe {
+            let mut attr: libc::pthread_attr_t = core::mem::zeroed();
+            assert_eq!(libc::pthread_getattr_np(libc::pthread_self(), &mut attr), 0);
+            let mut size = 0usize;
+            assert_eq!(libc::pthread_attr_getstacksize(&attr, &mut size), 0);
+            libc::pthread_attr_destroy(&mut attr);
+            size
+        }
+    }
+    const ASKED: usize = 32 << 20;
+    let sizes = std::sync::Mutex::new(Vec::new());
+    let rt = Runtime::new(Config {
+        threads: 3,
+        stack_size: Some(ASKED),
+        ..Config::default()
+    });
+    rt.parallel(|ctx| {
+        if ctx.thread_num() != 0 {
+            sizes.lock().unwrap().push(own_stack_size());
+        }
+    });
+    let sizes = sizes.into_inner().unwrap();
+    assert_eq!(sizes.len(), 2);
+    // The standard library's default is 2 MiB: without the setting this fails.
+    assert!(sizes.iter().all(|&s| s >= ASKED), "{sizes:?}");
 }
