@@ -1,0 +1,427 @@
+//! Parallel regions (`GOMP_parallel`, OpenMP 5.2 §10.1) on the teams of `welltempered-par`, and
+//! the per-thread state every other entry point reads.
+//!
+//! A region of `n` threads runs on a [`welltempered_par::Runtime`] of `n` threads, created on
+//! first use and kept for the life of the process (one per team size a program asks for; most
+//! ask for one). Every runtime is configured by the same [`Config`] (`OMP_*` and
+//! `WELLTEMPERED_*` variables), so the barrier, the lock of `critical` and the wait policy are
+//! ours to choose. A team also owns the ring of worksharing slots (`workshare.rs`).
+//!
+//! Each team thread, while it runs the region's function, has a [`ThreadState`] on its stack
+//! and a thread-local pointer to it: its number, the team size, its nesting level, its copy of
+//! the ICVs that can change per task (`nthreads-var`, `run-sched-var`), the construct count that
+//! finds its worksharing slot, and the loop it is in. A thread outside every region (the initial
+//! thread) gets a state of its own, a team of one at level 0, so that orphaned constructs work.
+//!
+//! Nesting: a region started inside a region runs with a team of one on the calling thread
+//! (level + 1, active level unchanged), which is what libgomp does by default
+//! (`max-active-levels-var` is 1 unless `OMP_MAX_ACTIVE_LEVELS` or `OMP_NESTED` say otherwise;
+//! here it is 1 whatever they say: `omp_get_supported_active_levels()` is 1).
+
+use crate::workshare::{LoopState, WsRing};
+use core::cell::Cell;
+use core::ffi::c_void;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use welltempered_par::{Config, Context, Runtime, Schedule};
+
+/// The runtime's settings, read once from the environment on first use.
+pub(crate) struct Globals {
+    /// The configuration every team is created with (its `threads` is the default team size).
+    pub(crate) config: Config,
+    /// `OMP_CANCELLATION`.
+    pub(crate) cancellation: bool,
+    /// `run-sched-var` at start: `OMP_SCHEDULE` or `WELLTEMPERED_SCHEDULE`, or libgomp's
+    /// default `dynamic,1` when neither is set.
+    pub(crate) sched: RunSched,
+    /// `dyn-var` at start (`OMP_DYNAMIC`; our team size never shrinks: it is only reported).
+    pub(crate) dynamic: bool,
+}
+
+/// The settings (malformed variables are reported once on stderr and keep their defaults, as
+/// libgomp does).
+pub(crate) fn globals() -> &'static Globals {
+    static G: OnceLock<Globals> = OnceLock::new();
+    G.get_or_init(|| {
+        let (config, errors) = Config::from_lookup_lenient(|name| std::env::var(name).ok());
+        for e in errors {
+            eprintln!("welltempered-gomp: {e}; using the default");
+        }
+        let flag = |name: &str| {
+            let v = std::env::var(name).unwrap_or_default();
+            match v.trim().to_ascii_lowercase().as_str() {
+                "" | "false" => false,
+                "true" => true,
+                _ => {
+                    eprintln!("welltempered-gomp: {name}={v:?} is not true or false; using false");
+                    false
+                }
+            }
+        };
+        let cancellation = flag("OMP_CANCELLATION");
+        if cancellation {
+            crate::refused::refuse("OMP_CANCELLATION=true (cancellation)");
+        }
+        let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
+        let sched = if set("OMP_SCHEDULE") || set("WELLTEMPERED_SCHEDULE") {
+            RunSched::from_schedule(config.schedule)
+        } else {
+            RunSched { kind: 2, chunk: 1 }
+        };
+        Globals {
+            cancellation,
+            sched,
+            dynamic: config.dynamic,
+            config,
+        }
+    })
+}
+
+/// A team: a runtime of `n` threads and its worksharing ring.
+pub(crate) struct Team {
+    rt: Runtime,
+    pub(crate) ring: WsRing,
+    /// Held for a whole region: the ring is reset after the join, before the next region.
+    region: Mutex<()>,
+}
+
+/// The team of `n` threads (`n >= 2`), created on first use.
+fn team(n: usize) -> &'static Team {
+    /// The team of the last region: most programs ask for one size only.
+    static LAST: AtomicPtr<Team> = AtomicPtr::new(core::ptr::null_mut());
+    static TEAMS: Mutex<Vec<&'static Team>> = Mutex::new(Vec::new());
+    // Acquire: pairs with the Release below, which published a fully built team.
+    let last = LAST.load(Ordering::Acquire);
+    // SAFETY: LAST is null or a leaked team, never freed.
+    if let Some(t) = unsafe { last.as_ref() }
+        && t.rt.num_threads() == n
+    {
+        return t;
+    }
+    let mut teams = TEAMS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(t) = teams.iter().find(|t| t.rt.num_threads() == n) {
+        LAST.store(core::ptr::from_ref(*t).cast_mut(), Ordering::Release);
+        return t;
+    }
+    let config = Config {
+        threads: n,
+        ..globals().config.clone()
+    };
+    // Teams live as long as the process: their threads are parked between regions, and C
+    // programs have no point at which a runtime could be dropped.
+    let t: &'static Team = Box::leak(Box::new(Team {
+        rt: Runtime::new(config),
+        ring: WsRing::new(n),
+        region: Mutex::new(()),
+    }));
+    teams.push(t);
+    LAST.store(core::ptr::from_ref(t).cast_mut(), Ordering::Release);
+    t
+}
+
+/// The run-time schedule (`run-sched-var`) as the `omp_sched_t` kind and chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RunSched {
+    /// `omp_sched_static` (1), `dynamic` (2), `guided` (3) or `auto` (4), possibly with the
+    /// `omp_sched_monotonic` bit.
+    pub(crate) kind: i32,
+    /// The chunk size (0: unspecified).
+    pub(crate) chunk: i32,
+}
+
+impl RunSched {
+    pub(crate) fn from_schedule(s: Schedule) -> RunSched {
+        let clamp = |c: usize| i32::try_from(c).unwrap_or(i32::MAX);
+        match s {
+            Schedule::StaticChunked { chunk } => RunSched {
+                kind: 1,
+                chunk: clamp(chunk),
+            },
+            Schedule::Dynamic { chunk } => RunSched {
+                kind: 2,
+                chunk: clamp(chunk),
+            },
+            Schedule::Guided { min_chunk } => RunSched {
+                kind: 3,
+                chunk: clamp(min_chunk),
+            },
+            _ => RunSched { kind: 1, chunk: 0 },
+        }
+    }
+
+    /// The schedule a `schedule(runtime)` loop runs.
+    pub(crate) fn schedule(self) -> Schedule {
+        let chunk = usize::try_from(self.chunk.max(0)).unwrap_or(0);
+        match self.kind & 0x7fff_ffff {
+            2 => Schedule::Dynamic {
+                chunk: chunk.max(1),
+            },
+            3 => Schedule::Guided {
+                min_chunk: chunk.max(1),
+            },
+            _ if chunk > 0 => Schedule::StaticChunked { chunk },
+            _ => Schedule::Static,
+        }
+    }
+}
+
+/// A thread's view of the region it runs (or of the implicit serial region outside any).
+pub(crate) struct ThreadState {
+    /// The `welltempered-par` context of this thread in its team (null in a team of one).
+    ctx: *const c_void,
+    /// This thread's number and the team's size.
+    pub(crate) tid: usize,
+    pub(crate) n: usize,
+    /// Enclosing regions, this one included (0 outside every region), and the active ones.
+    pub(crate) level: usize,
+    pub(crate) active_level: usize,
+    /// The state of the thread that started this region (its encountering task), null at level
+    /// 1 or outside every region.
+    pub(crate) parent: *const ThreadState,
+    /// `nthreads-var`, `run-sched-var` and `dyn-var` of this thread's implicit task.
+    pub(crate) nthreads_var: Cell<usize>,
+    pub(crate) sched_var: Cell<RunSched>,
+    pub(crate) dyn_var: Cell<bool>,
+    /// The worksharing slots of this team (for a team of one, the state's own).
+    pub(crate) ring: *const WsRing,
+    /// Worksharing constructs met so far (the ring index of the next).
+    pub(crate) seq: Cell<u64>,
+    /// The loop or `sections` this thread is in.
+    pub(crate) lp: Cell<LoopState>,
+    /// Inside a task created with `final(true)` (see `tasks.rs`).
+    pub(crate) in_final: Cell<bool>,
+}
+
+thread_local! {
+    /// The state of the region this thread runs now (null outside every region).
+    static CURRENT: Cell<*const ThreadState> = const { Cell::new(core::ptr::null()) };
+    /// The ring of the initial thread's implicit team of one.
+    static IMPLICIT_RING: WsRing = WsRing::new(1);
+    /// The initial thread's state (level 0), created on first use.
+    static IMPLICIT: ThreadState = {
+        let g = globals();
+        ThreadState {
+            ctx: core::ptr::null(),
+            tid: 0,
+            n: 1,
+            level: 0,
+            active_level: 0,
+            parent: core::ptr::null(),
+            nthreads_var: Cell::new(g.config.threads.max(1)),
+            sched_var: Cell::new(g.sched),
+            dyn_var: Cell::new(g.dynamic),
+            ring: IMPLICIT_RING.with(core::ptr::from_ref),
+            seq: Cell::new(0),
+            lp: Cell::new(LoopState::default()),
+            in_final: Cell::new(false),
+        }
+    };
+}
+
+/// Runs `f` with this thread's state.
+#[inline]
+pub(crate) fn with_current<R>(f: impl FnOnce(&ThreadState) -> R) -> R {
+    let p = CURRENT.get();
+    if p.is_null() {
+        IMPLICIT.with(|s| f(s))
+    } else {
+        // SAFETY: CURRENT is set only by `run_member` to a state on its stack for the duration
+        // of the region's function on this thread, and restored before that state is dropped.
+        f(unsafe { &*p })
+    }
+}
+
+impl ThreadState {
+    /// This thread's `welltempered-par` context, if its team has more than one thread.
+    #[inline]
+    pub(crate) fn ctx(&self) -> Option<&Context<'_>> {
+        // SAFETY: `ctx` is null or the context `run_member` received for this region, which
+        // outlives this state (the state lives inside the call that received it).
+        unsafe { self.ctx.cast::<Context<'_>>().as_ref() }
+    }
+
+    /// The worksharing ring of this team.
+    #[inline]
+    pub(crate) fn ring(&self) -> &WsRing {
+        // SAFETY: `ring` points to a team's ring (teams are never freed), to the initial
+        // thread's thread-local ring (used only on that thread, which outlives its state), or
+        // to a ring on the stack of the `parallel` call that owns this state.
+        unsafe { &*self.ring }
+    }
+
+    /// Waits for the whole team (`#pragma omp barrier`).
+    #[inline]
+    pub(crate) fn barrier(&self) {
+        if let Some(ctx) = self.ctx() {
+            ctx.barrier();
+        }
+    }
+
+    /// The state `levels` regions out from this one (0: this one).
+    pub(crate) fn ancestor(&self, levels: usize) -> Option<&ThreadState> {
+        let mut s = self;
+        for _ in 0..levels {
+            // SAFETY: a parent state belongs to a thread blocked in the `parallel` call that
+            // started this region, which outlives the region.
+            s = unsafe { s.parent.as_ref() }?;
+        }
+        Some(s)
+    }
+}
+
+/// A region's function and its argument, shared by the team.
+#[derive(Clone, Copy)]
+pub(crate) struct Job {
+    pub(crate) f: unsafe extern "C" fn(*mut c_void),
+    pub(crate) data: *mut c_void,
+}
+
+// SAFETY: OpenMP's contract: the region's function is called by every team thread with the same
+// argument, which the compiler built to be shared (its fields are pointers to shared variables
+// or copies of firstprivate values, read only).
+unsafe impl Sync for Job {}
+
+/// What a region starts with besides its function: a loop or `sections` already set up by a
+/// combined construct (`GOMP_parallel_loop_*`, `GOMP_parallel_sections`).
+#[derive(Clone, Copy)]
+pub(crate) enum Prelude {
+    None,
+    Workshare(LoopState),
+}
+
+/// The team size of a region asking for `requested` threads (0: `nthreads-var`) from a thread
+/// whose state is `parent`: one when the parent is already inside as many active regions as
+/// `max-active-levels-var` allows (1 at most here: a team of one does not count as active, so a
+/// region inside one gets its threads, as in libgomp).
+fn team_size(parent: &ThreadState, requested: u32) -> usize {
+    if parent.active_level >= crate::api::max_active_levels() {
+        1
+    } else if requested == 0 {
+        parent.nthreads_var.get().max(1)
+    } else {
+        requested as usize
+    }
+}
+
+/// What every member of a region needs to build its state.
+struct Region {
+    job: Job,
+    n: usize,
+    level: usize,
+    active_level: usize,
+    parent: *const ThreadState,
+    nthreads_var: usize,
+    sched_var: RunSched,
+    dyn_var: bool,
+    prelude: Prelude,
+}
+
+// SAFETY: `parent` is only read by team threads (through `ThreadState::ancestor`) while the
+// thread that owns it waits in `parallel` for them; the rest is plain data and a `Sync` job.
+unsafe impl Sync for Region {}
+
+impl Region {
+    /// Runs thread `tid`'s part of the region.
+    fn member(&self, ctx: Option<&Context<'_>>, tid: usize, ring: &WsRing) {
+        let state = ThreadState {
+            ctx: ctx.map_or(core::ptr::null(), |c| core::ptr::from_ref(c).cast()),
+            tid,
+            n: self.n,
+            level: self.level,
+            active_level: self.active_level,
+            parent: self.parent,
+            nthreads_var: Cell::new(self.nthreads_var),
+            sched_var: Cell::new(self.sched_var),
+            dyn_var: Cell::new(self.dyn_var),
+            ring,
+            seq: Cell::new(0),
+            lp: Cell::new(LoopState::default()),
+            in_final: Cell::new(false),
+        };
+        if let Prelude::Workshare(lp) = self.prelude {
+            // The combined construct's loop is the region's construct 0, claimed by the caller
+            // before the region started.
+            state.seq.set(1);
+            state.lp.set(lp);
+        }
+        run_member(&state, self.job);
+    }
+}
+
+/// Runs `job` as a parallel region of `requested` threads (0: `nthreads-var`), the calling
+/// thread being thread 0; returns when every team thread has returned from it.
+pub(crate) fn parallel(job: Job, requested: u32, prelude: Prelude) {
+    with_current(|parent| {
+        let n = team_size(parent, requested);
+        let region = Region {
+            job,
+            n,
+            level: parent.level + 1,
+            active_level: parent.active_level + usize::from(n > 1),
+            parent: if parent.level == 0 {
+                core::ptr::null()
+            } else {
+                core::ptr::from_ref(parent)
+            },
+            // The next item of `OMP_NUM_THREADS=4,2`, or the parent's.
+            nthreads_var: globals()
+                .config
+                .nested_threads
+                .get(parent.level)
+                .copied()
+                .unwrap_or(parent.nthreads_var.get()),
+            sched_var: parent.sched_var.get(),
+            dyn_var: parent.dyn_var.get(),
+            prelude,
+        };
+        if n == 1 {
+            let ring = WsRing::new(1);
+            if let Prelude::Workshare(_) = prelude {
+                ring.enter(0);
+            }
+            region.member(None, 0, &ring);
+            return;
+        }
+        let t = team(n);
+        let _region = t.region.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Prelude::Workshare(_) = prelude {
+            t.ring.enter(0);
+        }
+        t.rt.parallel(|ctx| region.member(Some(ctx), ctx.thread_num(), &t.ring));
+        // Every thread has left every construct of the region: back to construct 0.
+        t.ring.reset();
+    });
+}
+
+/// Calls the region's function with `state` as this thread's current state.
+fn run_member(state: &ThreadState, job: Job) {
+    /// Restores the previous state, on every path out.
+    struct Restore(*const ThreadState);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CURRENT.set(self.0);
+        }
+    }
+    let _restore = Restore(CURRENT.replace(core::ptr::from_ref(state)));
+    // SAFETY: the compiler-generated region function takes exactly this argument (OpenMP's
+    // outlined-function contract).
+    unsafe { (job.f)(job.data) };
+}
+
+/// `#pragma omp parallel`: runs `f(data)` on a team of `num_threads` threads (0: the
+/// `nthreads-var` ICV, from `OMP_NUM_THREADS` or `omp_set_num_threads`; `if(false)` arrives as
+/// 1), the caller being thread 0, and returns when all are done. `flags` carries `proc_bind`,
+/// which the configured pinning decides instead.
+///
+/// # Safety
+///
+/// `f` is the compiler's outlined region function for `data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn GOMP_parallel(
+    f: unsafe extern "C" fn(*mut c_void),
+    data: *mut c_void,
+    num_threads: core::ffi::c_uint,
+    _flags: core::ffi::c_uint,
+) {
+    parallel(Job { f, data }, num_threads, Prelude::None);
+}
