@@ -10,7 +10,7 @@
 
 #![allow(clippy::too_many_arguments)]
 
-use crate::team::{Job, Prelude, ThreadState, parallel, with_current};
+use crate::team::{Job, ThreadState, parallel, with_current};
 use crate::workshare::{self, LoopState};
 use core::ffi::{c_long, c_uint, c_ulonglong, c_void};
 use welltempered_par::Schedule;
@@ -522,7 +522,7 @@ fn parallel_loop(
     lp: impl FnOnce(&ThreadState) -> LoopState,
 ) {
     let lp = with_current(lp);
-    parallel(Job { f, data }, num_threads, Prelude::Workshare(lp));
+    parallel(Job { f, data }, num_threads, Some(lp));
 }
 
 /// Defines the combined `parallel for` entries taking a chunk size.

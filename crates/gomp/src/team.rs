@@ -281,14 +281,6 @@ pub(crate) struct Job {
 // or copies of firstprivate values, read only).
 unsafe impl Sync for Job {}
 
-/// What a region starts with besides its function: a loop or `sections` already set up by a
-/// combined construct (`GOMP_parallel_loop_*`, `GOMP_parallel_sections`).
-#[derive(Clone, Copy)]
-pub(crate) enum Prelude {
-    None,
-    Workshare(LoopState),
-}
-
 /// The team size of a region asking for `requested` threads (0: `nthreads-var`) from a thread
 /// whose state is `parent`: one when the parent is already inside as many active regions as
 /// `max-active-levels-var` allows (1 at most here: a team of one does not count as active, so a
@@ -303,91 +295,111 @@ fn team_size(parent: &ThreadState, requested: u32) -> usize {
     }
 }
 
-/// What every member of a region needs to build its state.
+/// What every member of a region needs to build its state: one cache line, which the workers
+/// read from the master's cache (every line they must fetch is a transfer on the region's
+/// critical path, so the closure handed to the team is this and nothing else).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
 struct Region {
     job: Job,
-    n: usize,
-    level: usize,
-    active_level: usize,
     parent: *const ThreadState,
-    nthreads_var: usize,
+    ring: *const WsRing,
+    /// The combined construct's loop or sections, if any (on the caller's stack).
+    prelude: *const LoopState,
+    n: u32,
+    level: u16,
+    active_level: u16,
+    nthreads_var: u32,
     sched_var: RunSched,
     dyn_var: bool,
-    prelude: Prelude,
 }
 
-// SAFETY: `parent` is only read by team threads (through `ThreadState::ancestor`) while the
-// thread that owns it waits in `parallel` for them; the rest is plain data and a `Sync` job.
+// SAFETY: `parent`, `ring` and `prelude` point to data that outlives the region (the parent's
+// state and the prelude on the stack of the thread waiting in `parallel`, the ring in a team or
+// on that stack), read only by the team threads; the rest is plain data and a `Sync` job.
 unsafe impl Sync for Region {}
+// SAFETY: as above: the pointers are only read, and only while the region runs.
+unsafe impl Send for Region {}
 
 impl Region {
     /// Runs thread `tid`'s part of the region.
-    fn member(&self, ctx: Option<&Context<'_>>, tid: usize, ring: &WsRing) {
+    fn member(&self, ctx: Option<&Context<'_>>, tid: usize) {
         let state = ThreadState {
             ctx: ctx.map_or(core::ptr::null(), |c| core::ptr::from_ref(c).cast()),
             tid,
-            n: self.n,
-            level: self.level,
-            active_level: self.active_level,
+            n: self.n as usize,
+            level: usize::from(self.level),
+            active_level: usize::from(self.active_level),
             parent: self.parent,
-            nthreads_var: Cell::new(self.nthreads_var),
+            nthreads_var: Cell::new(self.nthreads_var as usize),
             sched_var: Cell::new(self.sched_var),
             dyn_var: Cell::new(self.dyn_var),
-            ring,
+            ring: self.ring,
             seq: Cell::new(0),
             lp: Cell::new(LoopState::default()),
             in_final: Cell::new(false),
         };
-        if let Prelude::Workshare(lp) = self.prelude {
+        // SAFETY: `prelude` is null or the caller's loop, alive until the region is over.
+        if let Some(lp) = unsafe { self.prelude.as_ref() } {
             // The combined construct's loop is the region's construct 0, claimed by the caller
             // before the region started.
             state.seq.set(1);
-            state.lp.set(lp);
+            state.lp.set(*lp);
         }
         run_member(&state, self.job);
     }
 }
 
 /// Runs `job` as a parallel region of `requested` threads (0: `nthreads-var`), the calling
-/// thread being thread 0; returns when every team thread has returned from it.
-pub(crate) fn parallel(job: Job, requested: u32, prelude: Prelude) {
+/// thread being thread 0, with `prelude` (a combined construct's loop or sections) as its first
+/// construct; returns when every team thread has returned from it.
+pub(crate) fn parallel(job: Job, requested: u32, prelude: Option<LoopState>) {
     with_current(|parent| {
         let n = team_size(parent, requested);
-        let region = Region {
+        let small = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
+        let mut region = Region {
             job,
-            n,
-            level: parent.level + 1,
-            active_level: parent.active_level + usize::from(n > 1),
             parent: if parent.level == 0 {
                 core::ptr::null()
             } else {
                 core::ptr::from_ref(parent)
             },
+            ring: core::ptr::null(),
+            prelude: prelude
+                .as_ref()
+                .map_or(core::ptr::null(), core::ptr::from_ref),
+            n: u32::try_from(n).unwrap_or(u32::MAX),
+            level: small(parent.level + 1),
+            active_level: small(parent.active_level + usize::from(n > 1)),
             // The next item of `OMP_NUM_THREADS=4,2`, or the parent's.
-            nthreads_var: globals()
-                .config
-                .nested_threads
-                .get(parent.level)
-                .copied()
-                .unwrap_or(parent.nthreads_var.get()),
+            nthreads_var: u32::try_from(
+                globals()
+                    .config
+                    .nested_threads
+                    .get(parent.level)
+                    .copied()
+                    .unwrap_or(parent.nthreads_var.get()),
+            )
+            .unwrap_or(u32::MAX),
             sched_var: parent.sched_var.get(),
             dyn_var: parent.dyn_var.get(),
-            prelude,
         };
         if n == 1 {
             let ring = WsRing::new(1);
-            if let Prelude::Workshare(_) = prelude {
+            if prelude.is_some() {
                 ring.enter(0);
             }
-            region.member(None, 0, &ring);
+            region.ring = &ring;
+            region.member(None, 0);
             return;
         }
         let t = team(n);
         let _region = t.region.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Prelude::Workshare(_) = prelude {
+        if prelude.is_some() {
             t.ring.enter(0);
         }
-        t.rt.parallel(|ctx| region.member(Some(ctx), ctx.thread_num(), &t.ring));
+        region.ring = &t.ring;
+        t.rt.parallel(move |ctx| region.member(Some(ctx), ctx.thread_num()));
         // Every thread has left every construct of the region: back to construct 0.
         t.ring.reset();
     });
@@ -423,5 +435,5 @@ pub unsafe extern "C" fn GOMP_parallel(
     num_threads: core::ffi::c_uint,
     _flags: core::ffi::c_uint,
 ) {
-    parallel(Job { f, data }, num_threads, Prelude::None);
+    parallel(Job { f, data }, num_threads, None);
 }

@@ -119,6 +119,12 @@ unsafe impl Sync for JobCell {}
 // SAFETY: as above: the raw pointer is only a shared borrow of a `Sync` closure.
 unsafe impl Send for JobCell {}
 
+/// What starts a region: the epoch word workers wait on, and the job it publishes.
+struct Start {
+    epoch: WaitWord,
+    job: JobCell,
+}
+
 /// Per team thread state, touched only by its own thread (and reset by the master while the
 /// team is idle).
 #[derive(Debug, Default)]
@@ -136,9 +142,10 @@ pub(crate) type AnySlot = CachePadded<Mutex<Option<Box<dyn Any + Send>>>>;
 pub(crate) struct Shared {
     pub(crate) config: Config,
     pub(crate) n: usize,
-    epoch: CachePadded<WaitWord>,
+    /// The epoch word and the job it publishes, on one cache line: a worker woken by the epoch
+    /// finds the job in the line it just fetched.
+    start: CachePadded<Start>,
     done: CachePadded<WaitWord>,
-    job: JobCell,
     shutdown: AtomicBool,
     poisoned: CachePadded<AtomicBool>,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
@@ -269,9 +276,11 @@ impl Runtime {
         let n = config.threads;
         let shared = Arc::new(Shared {
             n,
-            epoch: CachePadded::new(WaitWord::new(0)),
+            start: CachePadded::new(Start {
+                epoch: WaitWord::new(0),
+                job: JobCell(UnsafeCell::new(None)),
+            }),
             done: CachePadded::new(WaitWord::new(0)),
-            job: JobCell(UnsafeCell::new(None)),
             shutdown: AtomicBool::new(false),
             poisoned: CachePadded::new(AtomicBool::new(false)),
             panic: Mutex::new(None),
@@ -339,9 +348,9 @@ impl Runtime {
         };
         // SAFETY: no worker reads the cell now: the last region's join is over (every worker
         // counted itself done after its last read) and the next epoch is not started yet.
-        unsafe { *s.job.0.get() = Some(job) };
+        unsafe { *s.start.job.0.get() = Some(job) };
         // Starts the region; SeqCst (a release) publishes the job.
-        s.epoch.fetch_add_wake(1);
+        s.start.epoch.fetch_add_wake(1);
 
         let saved = s
             .master_cpus
@@ -362,18 +371,24 @@ impl Runtime {
         s.done.reset(0);
         // SAFETY: every worker has counted itself done (acquired above) after its last use of
         // the job, and none reads it again before the next epoch.
-        unsafe { *s.job.0.get() = None };
+        unsafe { *s.start.job.0.get() = None };
         if let Some(saved) = saved {
             saved.restore();
         }
-        if s.poisoned.load(Ordering::SeqCst) {
+        // Every recorded panic poisons the region: an unpoisoned region has no payload to take
+        // (which spares the payload's lock on the common path).
+        let poisoned = s.poisoned.load(Ordering::SeqCst);
+        if poisoned {
             s.recover();
         }
-        let payload = s
-            .panic
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+        let payload = if poisoned {
+            s.panic
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+        } else {
+            None
+        };
         drop(_region);
         if let Some(p) = payload {
             resume_unwind(p);
@@ -403,7 +418,7 @@ impl Drop for Runtime {
     fn drop(&mut self) {
         let _region = self.region.lock().unwrap_or_else(PoisonError::into_inner);
         self.shared.shutdown.store(true, Ordering::SeqCst);
-        self.shared.epoch.fetch_add_wake(1);
+        self.shared.start.epoch.fetch_add_wake(1);
         for w in self.workers.drain(..) {
             // Workers catch every panic of a region; a failed join has nothing to report.
             let _ = w.join();
@@ -420,7 +435,7 @@ fn worker(s: &Shared, tid: usize) {
     let workers = (s.n - 1) as u32;
     let mut seen = 0;
     loop {
-        let Ok(e) = s.epoch.wait_until(idle, |v| v != seen) else {
+        let Ok(e) = s.start.epoch.wait_until(idle, |v| v != seen) else {
             unreachable!("an idle wait is never poisoned")
         };
         seen = e;
@@ -429,7 +444,7 @@ fn worker(s: &Shared, tid: usize) {
         }
         // SAFETY: the master wrote the job before the epoch increment acquired above and does
         // not touch it again before this worker counts itself done.
-        let job = unsafe { *s.job.0.get() }.expect("a region's job");
+        let job = unsafe { *s.start.job.0.get() }.expect("a region's job");
         let ctx = Context::team(s, tid);
         // SAFETY: the closure lives on the master's stack until the join, which waits for this
         // worker's increment below, made after the call has returned or unwound.
