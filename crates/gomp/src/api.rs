@@ -220,18 +220,29 @@ pub extern "C" fn omp_get_wtick() -> c_double {
     monotonic(libc::clock_getres)
 }
 
-/// `bind-var` as an `omp_proc_bind_t`: false (0) when threads are not pinned, `primary` (2),
-/// `close` (3) or `spread` (4) for places (`OMP_PLACES`, `OMP_PROC_BIND`), true (1) for the
-/// other pinnings (`WELLTEMPERED_PROC_BIND`).
+/// `bind-var` as an `omp_proc_bind_t`: false (0) when threads are not pinned; for places,
+/// `true` (1) when `OMP_PROC_BIND` says `true` or only `OMP_PLACES` is set (libgomp's answer
+/// then), else `primary` (2), `close` (3) or `spread` (4); true for the other pinnings
+/// (`WELLTEMPERED_PROC_BIND`).
 #[unsafe(no_mangle)]
 pub extern "C" fn omp_get_proc_bind() -> c_int {
     match &globals().config.pinning {
         Pinning::Off => 0,
-        Pinning::Places { bind, .. } => match bind {
-            ProcBind::Primary => 2,
-            ProcBind::Close => 3,
-            ProcBind::Spread => 4,
-        },
+        Pinning::Places { bind, .. } => {
+            let first = std::env::var("OMP_PROC_BIND").unwrap_or_default();
+            let first = first
+                .split(',')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            match (first.as_str(), bind) {
+                ("" | "true", _) => 1,
+                (_, ProcBind::Primary) => 2,
+                (_, ProcBind::Close) => 3,
+                (_, ProcBind::Spread) => 4,
+            }
+        }
         _ => 1,
     }
 }

@@ -43,7 +43,12 @@ pub(crate) struct Globals {
 pub(crate) fn globals() -> &'static Globals {
     static G: OnceLock<Globals> = OnceLock::new();
     G.get_or_init(|| {
+        let bound = widen_libgomp_binding();
         let (config, errors) = Config::from_lookup_lenient(|name| std::env::var(name).ok());
+        if let Some(mask) = bound {
+            // Back on the first place, where libgomp put it and where it stays bound.
+            let _ = welltempered_par::set_current_affinity(&mask);
+        }
         for e in errors {
             eprintln!("welltempered-gomp: {e}; using the default");
         }
@@ -75,6 +80,64 @@ pub(crate) fn globals() -> &'static Globals {
             config,
         }
     })
+}
+
+/// Lets the initial thread use the CPUs libgomp bound it away from, while our configuration is
+/// read; returns the binding to restore after (`None` when there was nothing to widen).
+///
+/// Under `LD_PRELOAD` the program still loads libgomp (its `DT_NEEDED`), whose constructor runs
+/// before ours and, when `OMP_PROC_BIND` or `OMP_PLACES` asks for binding, binds the initial
+/// thread to the first place. Our configuration cuts the places to the CPUs the calling thread
+/// may use, so it would see that one place only. libgomp's places (asked of libgomp itself,
+/// the next definition of `omp_get_place_proc_ids` after ours) cover exactly the CPUs it
+/// started from: the thread may use those while the places are read, then goes back to the
+/// first place, as libgomp leaves it.
+fn widen_libgomp_binding() -> Option<Vec<usize>> {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    if !(set("OMP_PROC_BIND") || set("OMP_PLACES")) || set("WELLTEMPERED_PROC_BIND") {
+        return None;
+    }
+    type Count = unsafe extern "C" fn() -> core::ffi::c_int;
+    type Procs = unsafe extern "C" fn(core::ffi::c_int) -> core::ffi::c_int;
+    type Ids = unsafe extern "C" fn(core::ffi::c_int, *mut core::ffi::c_int);
+    let next = |name: &core::ffi::CStr| {
+        // SAFETY: dlsym with RTLD_NEXT and a C string; the result is checked for null.
+        unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) }
+    };
+    let (count, procs, ids) = (
+        next(c"omp_get_num_places"),
+        next(c"omp_get_place_num_procs"),
+        next(c"omp_get_place_proc_ids"),
+    );
+    if count.is_null() || procs.is_null() || ids.is_null() {
+        return None;
+    }
+    // SAFETY: libgomp's own definitions of these routines, with their C signatures.
+    let (count, procs, ids): (Count, Procs, Ids) = unsafe {
+        (
+            core::mem::transmute::<*mut c_void, Count>(count),
+            core::mem::transmute::<*mut c_void, Procs>(procs),
+            core::mem::transmute::<*mut c_void, Ids>(ids),
+        )
+    };
+    let mut cpus = Vec::new();
+    // SAFETY: plain queries of libgomp's place list, set up by its constructor; `buf` has room
+    // for the place's CPUs.
+    unsafe {
+        for place in 0..count() {
+            let mut buf = vec![0 as core::ffi::c_int; usize::try_from(procs(place)).unwrap_or(0)];
+            ids(place, buf.as_mut_ptr());
+            cpus.extend(buf.iter().filter_map(|&c| usize::try_from(c).ok()));
+        }
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    let saved = welltempered_par::current_affinity().ok()?;
+    if cpus.is_empty() || cpus == saved {
+        return None;
+    }
+    welltempered_par::set_current_affinity(&cpus).ok()?;
+    Some(saved)
 }
 
 /// A team: a runtime of `n` threads and its worksharing ring.

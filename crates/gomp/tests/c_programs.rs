@@ -470,6 +470,30 @@ fn cancellation_is_a_no_op() {
     every_case("unimplemented");
 }
 
+/// Binding (`tests/c/places.c`): the place list, `omp_get_proc_bind`, and where each thread may
+/// run, under `OMP_PROC_BIND` and `OMP_PLACES` (libgomp, loaded beside us, binds the initial
+/// thread before our library starts: ours must still see libgomp's whole place list).
+#[test]
+fn binding_follows_omp_places() {
+    if skipped("places") {
+        return;
+    }
+    let exe = program("places");
+    for env in [
+        &[("OMP_PROC_BIND", "true")][..],
+        &[("OMP_PROC_BIND", "spread"), ("OMP_PLACES", "threads")],
+        &[("OMP_PROC_BIND", "close"), ("OMP_PLACES", "cores")],
+        &[("OMP_PROC_BIND", "primary")],
+        &[("OMP_PLACES", "{0}")],
+    ] {
+        for threads in ["1", "2", "3"] {
+            let mut vars = env.to_vec();
+            vars.push(("OMP_NUM_THREADS", threads));
+            compare(&exe, &vars);
+        }
+    }
+}
+
 /// An entry point the library does not implement stops the program with a message naming it
 /// (`tests/c/refused.c`): never a silent wrong answer, never a call handed to libgomp.
 #[test]

@@ -5,6 +5,8 @@
 use crate::Result;
 use crate::harness::Progress;
 use crate::model::{Sample, Section};
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 pub mod channel;
 pub mod mutex;
@@ -49,4 +51,39 @@ pub fn registry() -> Vec<&'static dyn Suite> {
 /// The section called `name`.
 pub fn find(name: &str) -> Option<&'static dyn Suite> {
     registry().into_iter().find(|s| s.name() == name)
+}
+
+/// The shared library `file` of the workspace package `package`, beside this executable, built
+/// with `$CARGO` first when this command runs under cargo (so that it is never missing or stale
+/// there); elsewhere, the one found beside the executable, or why there is none.
+pub fn workspace_library(package: &str, file: &str) -> std::result::Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    let dir = exe.parent().ok_or("this executable has no directory")?;
+    let lib = dir.join(file);
+    if let Ok(cargo) = std::env::var("CARGO") {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "--quiet", "-p", package, "--manifest-path"])
+            .arg(&manifest);
+        if dir.ends_with("release") {
+            cmd.arg("--release");
+        }
+        let out = cmd
+            .output()
+            .map_err(|e| format!("cannot run cargo to build {package}: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "building {package} failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+    }
+    if lib.exists() {
+        Ok(lib)
+    } else {
+        Err(format!(
+            "{} is missing: build it with `cargo build --release -p {package}`",
+            lib.display()
+        ))
+    }
 }

@@ -47,6 +47,9 @@ pub const LIBGOMP: &str = "libgomp";
 pub const OURS: &str = "ours";
 /// rayon's nearest equivalent.
 pub const RAYON: &str = "rayon";
+/// The libgomp variant's own code and binary, run on our runtime through libgomp's ABI
+/// (`LD_PRELOAD=libwelltempered_gomp.so`): the same compiled OpenMP, two runtimes.
+pub const WT_GOMP: &str = "wt-gomp";
 /// The serial kernel (the applications' baseline).
 pub const SERIAL: &str = "serial";
 /// `omp critical` (the lock sweep's baseline).
@@ -300,6 +303,10 @@ pub struct Plan {
     pub libgomp_skipped: Option<String>,
     /// The C compiler (and so the libgomp) the libgomp variants were built with.
     pub libgomp_compiler: String,
+    /// `libwelltempered_gomp.so`, which the `wt-gomp` variants preload.
+    pub wt_gomp_library: Option<std::path::PathBuf>,
+    /// Why the `wt-gomp` variants are missing, if they are.
+    pub wt_gomp_skipped: Option<String>,
 }
 
 fn cores() -> usize {
@@ -348,6 +355,23 @@ impl ParArgs {
         if target.as_millis() == 0 {
             return Err(Error::new("--target must be at least 1ms"));
         }
+        // The same C kernels on our runtime need libgomp's build of them and the GOMP library.
+        let (wt_gomp_library, wt_gomp_skipped) = if !LIBGOMP_SKIPPED.is_empty() {
+            (
+                None,
+                Some(format!("libgomp is not built in: {LIBGOMP_SKIPPED}")),
+            )
+        } else if !parts
+            .iter()
+            .any(|p| ["epcc", "apps", "idle"].contains(&p.as_str()))
+        {
+            (None, None)
+        } else {
+            match super::workspace_library("welltempered-gomp", "libwelltempered_gomp.so") {
+                Ok(lib) => (Some(lib), None),
+                Err(why) => (None, Some(why)),
+            }
+        };
         Ok(Plan {
             parts,
             threads: self
@@ -391,6 +415,8 @@ impl ParArgs {
             reps: self.reps.unwrap_or(if quick { 3 } else { 5 }),
             libgomp_skipped: (!LIBGOMP_SKIPPED.is_empty()).then(|| LIBGOMP_SKIPPED.to_string()),
             libgomp_compiler: env!("WT_LIBGOMP_COMPILER").to_string(),
+            wt_gomp_library,
+            wt_gomp_skipped,
         })
     }
 }
@@ -459,7 +485,7 @@ pub enum Job {
 /// Runs `job` in a child process of this executable, with the environment its runtime needs
 /// (libgomp's pinning is an environment setting) and none of the variables that would change a
 /// runtime's defaults.
-fn run_job(job: &Job) -> Result<Sample> {
+fn run_job(job: &Job, plan: &Plan) -> Result<Sample> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::new(format!("cannot find the harness executable: {e}")))?;
     let spec = serde_json::to_value(job).map_err(|e| Error::new(e.to_string()))?;
@@ -475,9 +501,23 @@ fn run_job(job: &Job) -> Result<Sample> {
         }
     }
     cmd.env_remove("RAYON_NUM_THREADS");
-    if let Job::App { variant, .. } = job
-        && variant == "libgomp-pinned"
-    {
+    let variant = match job {
+        Job::Construct { variant, .. } | Job::App { variant, .. } | Job::Idle { variant, .. } => {
+            variant.as_str()
+        }
+        _ => "",
+    };
+    if variant.starts_with(WT_GOMP) {
+        let lib = plan.wt_gomp_library.as_ref().ok_or_else(|| {
+            Error::new(format!(
+                "the {WT_GOMP} variant needs libwelltempered_gomp.so: {}",
+                plan.wt_gomp_skipped.as_deref().unwrap_or("not found")
+            ))
+        })?;
+        cmd.env("LD_PRELOAD", lib);
+    }
+    if matches!(job, Job::App { .. }) && variant.ends_with("-pinned") && variant != "ours-pinned" {
+        // libgomp's pinning, and ours through libgomp's ABI: the same OpenMP variables.
         cmd.env("OMP_PROC_BIND", "true").env("OMP_PLACES", "cores");
     }
     let out = cmd
@@ -1297,7 +1337,7 @@ fn app_job(variant: &str, app: App, sched: Sched, threads: usize) -> Result<Samp
 fn idle_job(variant: &str, threads: usize, idle_ms: u64) -> Result<Sample> {
     let window = Duration::from_millis(idle_ms);
     let cpu = match variant {
-        LIBGOMP => gomp::idle_cpu(threads, window.as_secs_f64())?,
+        LIBGOMP | WT_GOMP => gomp::idle_cpu(threads, window.as_secs_f64())?,
         RAYON => {
             let pool = rayon_pool(threads)?;
             pool.broadcast(|_| busy(1000));
@@ -1339,7 +1379,7 @@ pub fn run_job_here(job: &Job) -> Result<Sample> {
         } => {
             let target = *target_ms as f64 / 1e3;
             match variant.as_str() {
-                LIBGOMP => gomp::construct(*construct, *threads, *delay_ns, target),
+                LIBGOMP | WT_GOMP => gomp::construct(*construct, *threads, *delay_ns, target),
                 RAYON => rayon_construct(*construct, *threads, *delay_ns, target),
                 v => ours_construct(v, *construct, *threads, *delay_ns, target),
             }
@@ -1398,7 +1438,9 @@ fn group(
     job: impl Fn(&str) -> Job,
 ) -> Result<Group> {
     ctx.progress.stage(&head.id);
-    let reps = harness::run_paired(&variants, plan.reps, ctx.progress, |v| run_job(&job(v)))?;
+    let reps = harness::run_paired(&variants, plan.reps, ctx.progress, |v| {
+        run_job(&job(v), plan)
+    })?;
     Ok(Group {
         id: head.id,
         title: head.title,
@@ -1409,9 +1451,14 @@ fn group(
     })
 }
 
+/// `v` with libgomp first, and the same C code on our runtime through libgomp's ABI beside it,
+/// where they can run.
 fn with_libgomp(plan: &Plan, mut v: Vec<String>) -> Vec<String> {
     if plan.libgomp_skipped.is_none() {
         v.insert(0, LIBGOMP.to_string());
+        if plan.wt_gomp_library.is_some() {
+            v.insert(1, WT_GOMP.to_string());
+        }
     }
     v
 }
@@ -1440,15 +1487,19 @@ pub fn run_plan(plan: &Plan, ctx: &Ctx<'_>) -> Result<Section> {
     };
     if let Some(why) = &plan.libgomp_skipped {
         eprintln!("welltempered: par: libgomp variants skipped: {why}");
+    } else if let Some(why) = &plan.wt_gomp_skipped {
+        eprintln!(
+            "welltempered: par: {WT_GOMP} variants (libgomp's code on our runtime) skipped: {why}"
+        );
     }
     let has = |p: &str| plan.parts.iter().any(|x| x == p);
     let lib = |v: Vec<&str>| with_libgomp(plan, v.into_iter().map(String::from).collect());
     let mut steps = 0usize;
     if has("epcc") {
-        steps += plan.threads.len() * plan.constructs.len() * 3;
+        steps += plan.threads.len() * plan.constructs.len() * 4;
     }
     if has("barrier") {
-        steps += plan.threads.len() * 4;
+        steps += plan.threads.len() * 5;
     }
     if has("reduction") {
         steps += plan.work.len() * 2 * 2;
@@ -1457,10 +1508,10 @@ pub fn run_plan(plan: &Plan, ctx: &Ctx<'_>) -> Result<Section> {
         steps += plan.lock_threads.len() * plan.cs_ns.len() * (plan.locks.len() + 1);
     }
     if has("apps") {
-        steps += plan.apps.len() * 3 * 6;
+        steps += plan.apps.len() * 3 * 8;
     }
     if has("idle") {
-        steps += 4;
+        steps += 5;
     }
     ctx.progress.add_steps((steps * plan.reps) as u64);
 
@@ -1589,6 +1640,10 @@ pub fn run_plan(plan: &Plan, ctx: &Ctx<'_>) -> Result<Section> {
                     if plan.libgomp_skipped.is_none() {
                         v.push(LIBGOMP.into());
                         v.push("libgomp-pinned".into());
+                        if plan.wt_gomp_library.is_some() {
+                            v.push(WT_GOMP.into());
+                            v.push(format!("{WT_GOMP}-pinned"));
+                        }
                     }
                     v.push(RAYON.into());
                     v

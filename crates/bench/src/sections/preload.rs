@@ -174,46 +174,6 @@ struct Tools {
     db: PathBuf,
 }
 
-/// The preload library beside this executable, building it with `$CARGO` when it is missing
-/// (or stale) and this command runs under cargo.
-fn preload_library() -> std::result::Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
-    let dir = exe.parent().ok_or("this executable has no directory")?;
-    let lib = dir.join("libwelltempered_preload.so");
-    if let Ok(cargo) = std::env::var("CARGO") {
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
-        let mut cmd = Command::new(cargo);
-        cmd.args([
-            "build",
-            "--quiet",
-            "-p",
-            "welltempered-preload",
-            "--manifest-path",
-        ])
-        .arg(&manifest);
-        if dir.ends_with("release") {
-            cmd.arg("--release");
-        }
-        let out = cmd
-            .output()
-            .map_err(|e| format!("cannot run cargo to build the preload library: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "building the preload library failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-    }
-    if lib.exists() {
-        Ok(lib)
-    } else {
-        Err(format!(
-            "{} is missing: build it with `cargo build --release -p welltempered-preload`",
-            lib.display()
-        ))
-    }
-}
-
 fn compile_driver(work: &Path) -> std::result::Result<PathBuf, String> {
     let src = work.join("leveldb_readrandom.cc");
     let exe = work.join("leveldb_readrandom");
@@ -242,7 +202,7 @@ fn compile_driver(work: &Path) -> std::result::Result<PathBuf, String> {
 }
 
 fn prepare(plan: &Plan) -> std::result::Result<Tools, String> {
-    let library = preload_library()?;
+    let library = super::workspace_library("welltempered-preload", "libwelltempered_preload.so")?;
     let work = std::env::temp_dir().join(format!("welltempered-leveldb-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
     let driver = compile_driver(&work)?;
