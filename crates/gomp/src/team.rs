@@ -19,11 +19,12 @@
 //! here it is 1 whatever they say: `omp_get_supported_active_levels()` is 1).
 
 use crate::workshare::{LoopState, WsRing};
-use core::cell::Cell;
+use core::cell::{Cell, UnsafeCell};
 use core::ffi::c_void;
+use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
-use welltempered_par::{Config, Context, Runtime, Schedule};
+use welltempered_par::{BarrierKind, Config, Context, Runtime, Schedule};
 
 /// The runtime's settings, read once from the environment on first use.
 pub(crate) struct Globals {
@@ -34,6 +35,8 @@ pub(crate) struct Globals {
     /// `run-sched-var` at start: `OMP_SCHEDULE` or `WELLTEMPERED_SCHEDULE`, or libgomp's
     /// default `dynamic,1` when neither is set.
     pub(crate) sched: RunSched,
+    /// Whether `WELLTEMPERED_BARRIER` chose the barrier (else [`default_barrier`] does).
+    pub(crate) barrier_set: bool,
     /// `dyn-var` at start (`OMP_DYNAMIC`; our team size never shrinks: it is only reported).
     pub(crate) dynamic: bool,
 }
@@ -76,6 +79,7 @@ pub(crate) fn globals() -> &'static Globals {
         Globals {
             cancellation,
             sched,
+            barrier_set: set("WELLTEMPERED_BARRIER"),
             dynamic: config.dynamic,
             config,
         }
@@ -140,13 +144,46 @@ fn widen_libgomp_binding() -> Option<Vec<usize>> {
     Some(saved)
 }
 
-/// A team: a runtime of `n` threads and its worksharing ring.
+/// The barrier of a team of `n` when `WELLTEMPERED_BARRIER` does not choose: dissemination
+/// while the team fits the CPUs (one round of flag writes at 2 threads, the fastest of the three
+/// there: 0.20-0.27 µs against 0.26-0.38 for the central barrier and 0.30-0.43 for libgomp's on
+/// a 2-CPU VM), the central barrier once threads outnumber them (where it is the fastest of the
+/// three: a single counter to wait on while most threads are descheduled).
+fn default_barrier(n: usize) -> BarrierKind {
+    let cpus = std::thread::available_parallelism().map_or(1, |c| c.get());
+    if n <= cpus {
+        BarrierKind::Dissemination
+    } else {
+        BarrierKind::Central
+    }
+}
+
+/// A team: a runtime of `n` threads, its worksharing ring, and the record of its region.
 pub(crate) struct Team {
     rt: Runtime,
     pub(crate) ring: WsRing,
-    /// Held for a whole region: the ring is reset after the join, before the next region.
+    /// Held for a whole region: the record is written and the ring reset only between regions.
     region: Mutex<()>,
+    /// What the members of the current region read, written by the master before the region
+    /// starts, and only where it differs from the last region's: a program that runs the same
+    /// region again and again (the common case) leaves the line shared in every worker's cache,
+    /// so starting a region costs the workers no fetch beyond the epoch's line.
+    record: CachePadded<RecordCell>,
 }
+
+/// The region record of a team: its [`Region`] and the combined construct's loop, if any.
+struct RecordCell(UnsafeCell<(Region, Option<LoopState>)>);
+
+// SAFETY: written only by the master holding the team's region lock, before it starts a region
+// (the epoch increment publishes it) or while no region runs; read by the members only inside
+// the region.
+unsafe impl Sync for RecordCell {}
+
+/// Teams by size (below [`BY_SIZE_LEN`]), for the members to find their team's record without
+/// reading anything the master wrote for this region.
+static BY_SIZE: [AtomicPtr<Team>; BY_SIZE_LEN] =
+    [const { AtomicPtr::new(core::ptr::null_mut()) }; BY_SIZE_LEN];
+const BY_SIZE_LEN: usize = 256;
 
 /// The team of `n` threads (`n >= 2`), created on first use.
 fn team(n: usize) -> &'static Team {
@@ -166,18 +203,26 @@ fn team(n: usize) -> &'static Team {
         LAST.store(core::ptr::from_ref(*t).cast_mut(), Ordering::Release);
         return t;
     }
-    let config = Config {
+    let mut config = Config {
         threads: n,
         ..globals().config.clone()
     };
+    if !globals().barrier_set {
+        config.barrier = default_barrier(n);
+    }
     // Teams live as long as the process: their threads are parked between regions, and C
     // programs have no point at which a runtime could be dropped.
     let t: &'static Team = Box::leak(Box::new(Team {
         rt: Runtime::new(config),
         ring: WsRing::new(n),
         region: Mutex::new(()),
+        record: CachePadded::new(RecordCell(UnsafeCell::new((Region::EMPTY, None)))),
     }));
     teams.push(t);
+    if let Some(slot) = BY_SIZE.get(n) {
+        // Release: publishes the built team to members that load it (Acquire).
+        slot.store(core::ptr::from_ref(t).cast_mut(), Ordering::Release);
+    }
     LAST.store(core::ptr::from_ref(t).cast_mut(), Ordering::Release);
     t
 }
@@ -358,17 +403,13 @@ fn team_size(parent: &ThreadState, requested: u32) -> usize {
     }
 }
 
-/// What every member of a region needs to build its state: one cache line, which the workers
-/// read from the master's cache (every line they must fetch is a transfer on the region's
-/// critical path, so the closure handed to the team is this and nothing else).
+/// What every member of a region needs to build its state (one cache line).
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct Region {
     job: Job,
     parent: *const ThreadState,
     ring: *const WsRing,
-    /// The combined construct's loop or sections, if any (on the caller's stack).
-    prelude: *const LoopState,
     n: u32,
     level: u16,
     active_level: u16,
@@ -377,16 +418,46 @@ struct Region {
     dyn_var: bool,
 }
 
-// SAFETY: `parent`, `ring` and `prelude` point to data that outlives the region (the parent's
-// state and the prelude on the stack of the thread waiting in `parallel`, the ring in a team or
-// on that stack), read only by the team threads; the rest is plain data and a `Sync` job.
+impl PartialEq for Region {
+    fn eq(&self, o: &Self) -> bool {
+        // Function addresses compared as addresses: equal ones are the same function here.
+        self.job.f as usize == o.job.f as usize
+            && self.job.data == o.job.data
+            && self.parent == o.parent
+            && self.ring == o.ring
+            && (self.n, self.level, self.active_level, self.nthreads_var)
+                == (o.n, o.level, o.active_level, o.nthreads_var)
+            && self.sched_var == o.sched_var
+            && self.dyn_var == o.dyn_var
+    }
+}
+
+// SAFETY: `parent` and `ring` point to data that outlives the region (the parent's state on the
+// stack of the thread waiting in `parallel`, the ring in a team or on that stack), read only by
+// the team threads; the rest is plain data and a `Sync` job.
 unsafe impl Sync for Region {}
 // SAFETY: as above: the pointers are only read, and only while the region runs.
 unsafe impl Send for Region {}
 
 impl Region {
-    /// Runs thread `tid`'s part of the region.
-    fn member(&self, ctx: Option<&Context<'_>>, tid: usize) {
+    /// A record no region has.
+    const EMPTY: Region = Region {
+        job: Job {
+            f: never_called,
+            data: core::ptr::null_mut(),
+        },
+        parent: core::ptr::null(),
+        ring: core::ptr::null(),
+        n: 0,
+        level: 0,
+        active_level: 0,
+        nthreads_var: 0,
+        sched_var: RunSched { kind: 0, chunk: 0 },
+        dyn_var: false,
+    };
+
+    /// Runs thread `tid`'s part of the region, `prelude` being its first construct.
+    fn member(&self, ctx: Option<&Context<'_>>, tid: usize, prelude: Option<&LoopState>) {
         let state = ThreadState {
             ctx: ctx.map_or(core::ptr::null(), |c| core::ptr::from_ref(c).cast()),
             tid,
@@ -402,8 +473,7 @@ impl Region {
             lp: Cell::new(LoopState::default()),
             in_final: Cell::new(false),
         };
-        // SAFETY: `prelude` is null or the caller's loop, alive until the region is over.
-        if let Some(lp) = unsafe { self.prelude.as_ref() } {
+        if let Some(lp) = prelude {
             // The combined construct's loop is the region's construct 0, claimed by the caller
             // before the region started.
             state.seq.set(1);
@@ -411,6 +481,27 @@ impl Region {
         }
         run_member(&state, self.job);
     }
+}
+
+/// The function of [`Region::EMPTY`], which no team runs.
+unsafe extern "C" fn never_called(_: *mut c_void) {
+    crate::refused::fatal("a region without a function was started");
+}
+
+/// A member of a team of up to [`BY_SIZE_LEN`] threads: finds its team by size, then runs the
+/// region its record describes. Captures nothing, so that the team's job points at no data of
+/// the master's.
+fn team_member(ctx: &Context<'_>) {
+    let n = ctx.num_threads();
+    // Acquire: pairs with the Release that published the team.
+    let t = BY_SIZE[n].load(Ordering::Acquire);
+    // SAFETY: the master found this team in BY_SIZE before starting the region on it, and teams
+    // are never freed.
+    let team: &Team = unsafe { &*t };
+    // SAFETY: the record was written before the region started (the epoch increment published
+    // it) and is not written again until the region is over.
+    let (region, prelude) = unsafe { &*team.record.0.get() };
+    region.member(Some(ctx), ctx.thread_num(), prelude.as_ref());
 }
 
 /// Runs `job` as a parallel region of `requested` threads (0: `nthreads-var`), the calling
@@ -428,9 +519,6 @@ pub(crate) fn parallel(job: Job, requested: u32, prelude: Option<LoopState>) {
                 core::ptr::from_ref(parent)
             },
             ring: core::ptr::null(),
-            prelude: prelude
-                .as_ref()
-                .map_or(core::ptr::null(), core::ptr::from_ref),
             n: u32::try_from(n).unwrap_or(u32::MAX),
             level: small(parent.level + 1),
             active_level: small(parent.active_level + usize::from(n > 1)),
@@ -453,7 +541,7 @@ pub(crate) fn parallel(job: Job, requested: u32, prelude: Option<LoopState>) {
                 ring.enter(0);
             }
             region.ring = &ring;
-            region.member(None, 0);
+            region.member(None, 0, prelude.as_ref());
             return;
         }
         let t = team(n);
@@ -462,7 +550,20 @@ pub(crate) fn parallel(job: Job, requested: u32, prelude: Option<LoopState>) {
             t.ring.enter(0);
         }
         region.ring = &t.ring;
-        t.rt.parallel(move |ctx| region.member(Some(ctx), ctx.thread_num()));
+        if n < BY_SIZE_LEN {
+            // SAFETY: no region runs on this team (its region lock is held and the last one's
+            // join is over), so no member reads the record.
+            let record = unsafe { &mut *t.record.0.get() };
+            if record.0 != region {
+                record.0 = region;
+            }
+            if record.1 != prelude {
+                record.1 = prelude;
+            }
+            t.rt.parallel(team_member);
+        } else {
+            t.rt.parallel(move |ctx| region.member(Some(ctx), ctx.thread_num(), prelude.as_ref()));
+        }
         // Every thread has left every construct of the region: back to construct 0.
         t.ring.reset();
     });

@@ -143,7 +143,7 @@ impl WsRing {
 }
 
 /// A worksharing loop (or `sections`) as one thread sees it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct LoopState {
     /// The construct number (the ring slot).
     seq: u64,

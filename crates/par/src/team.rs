@@ -369,9 +369,9 @@ impl Runtime {
             .done
             .wait_until(Waiter::new(s.config.wait), |v| v == workers);
         s.done.reset(0);
-        // SAFETY: every worker has counted itself done (acquired above) after its last use of
-        // the job, and none reads it again before the next epoch.
-        unsafe { *s.start.job.0.get() = None };
+        // The job cell keeps the finished region's job (a dangling closure address) until the
+        // next region overwrites it: no worker reads it before the next epoch, and clearing it
+        // here would take the line from the spinning workers once more per region.
         if let Some(saved) = saved {
             saved.restore();
         }
