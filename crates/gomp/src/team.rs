@@ -18,7 +18,7 @@
 //! (`max-active-levels-var` is 1 unless `OMP_MAX_ACTIVE_LEVELS` or `OMP_NESTED` say otherwise;
 //! here it is 1 whatever they say: `omp_get_supported_active_levels()` is 1).
 
-use crate::workshare::{LoopState, WsRing};
+use crate::workshare::{DynamicLoop, LoopState, WsRing};
 use core::cell::{Cell, UnsafeCell};
 use core::ffi::c_void;
 use crossbeam_utils::CachePadded;
@@ -296,13 +296,53 @@ pub(crate) struct ThreadState {
     pub(crate) seq: Cell<u64>,
     /// The loop or `sections` this thread is in.
     pub(crate) lp: Cell<LoopState>,
+    /// The same loop when it is dynamic and not ordered (the fast path of `next`).
+    pub(crate) dynamic: Cell<DynamicLoop>,
     /// Inside a task created with `final(true)` (see `tasks.rs`).
     pub(crate) in_final: Cell<bool>,
 }
 
+#[cfg(not(miri))]
+unsafe extern "C" {
+    /// The state of the region this thread runs now (null outside every region), kept in
+    /// initial-exec thread-local storage by `src/current.c`.
+    safe fn wt_gomp_current() -> *const c_void;
+    /// Sets it.
+    safe fn wt_gomp_set_current(state: *const c_void);
+}
+
+/// The state of the region this thread runs now (null outside every region).
+#[cfg(not(miri))]
+#[inline(always)]
+fn current() -> *const ThreadState {
+    wt_gomp_current().cast()
+}
+
+/// Makes `state` this thread's current state; returns the previous one.
+#[cfg(not(miri))]
+fn replace_current(state: *const ThreadState) -> *const ThreadState {
+    let old = current();
+    wt_gomp_set_current(state.cast());
+    old
+}
+
+#[cfg(miri)]
 thread_local! {
-    /// The state of the region this thread runs now (null outside every region).
+    /// Under Miri (which runs no C), the current state is a Rust thread-local.
     static CURRENT: Cell<*const ThreadState> = const { Cell::new(core::ptr::null()) };
+}
+
+#[cfg(miri)]
+fn current() -> *const ThreadState {
+    CURRENT.get()
+}
+
+#[cfg(miri)]
+fn replace_current(state: *const ThreadState) -> *const ThreadState {
+    CURRENT.replace(state)
+}
+
+thread_local! {
     /// The ring of the initial thread's implicit team of one.
     static IMPLICIT_RING: WsRing = WsRing::new(1);
     /// The initial thread's state (level 0), created on first use.
@@ -321,22 +361,30 @@ thread_local! {
             ring: IMPLICIT_RING.with(core::ptr::from_ref),
             seq: Cell::new(0),
             lp: Cell::new(LoopState::default()),
+            dynamic: Cell::new(DynamicLoop::NONE),
             in_final: Cell::new(false),
         }
     };
 }
 
 /// Runs `f` with this thread's state.
-#[inline]
+#[inline(always)]
 pub(crate) fn with_current<R>(f: impl FnOnce(&ThreadState) -> R) -> R {
-    let p = CURRENT.get();
+    let mut p = current();
     if p.is_null() {
-        IMPLICIT.with(|s| f(s))
-    } else {
-        // SAFETY: CURRENT is set only by `run_member` to a state on its stack for the duration
-        // of the region's function on this thread, and restored before that state is dropped.
-        f(unsafe { &*p })
+        p = implicit();
     }
+    // SAFETY: the current state is set only by `run_member` to a state on its stack for the duration of
+    // the region's function on this thread, and restored before that state is dropped; the
+    // implicit state lives as long as this thread, and `f` runs on it now.
+    f(unsafe { &*p })
+}
+
+/// The initial thread's state (outside every region), created on first use.
+#[cold]
+#[inline(never)]
+fn implicit() -> *const ThreadState {
+    IMPLICIT.with(core::ptr::from_ref)
 }
 
 impl ThreadState {
@@ -471,13 +519,14 @@ impl Region {
             ring: self.ring,
             seq: Cell::new(0),
             lp: Cell::new(LoopState::default()),
+            dynamic: Cell::new(DynamicLoop::NONE),
             in_final: Cell::new(false),
         };
         if let Some(lp) = prelude {
             // The combined construct's loop is the region's construct 0, claimed by the caller
             // before the region started.
             state.seq.set(1);
-            state.lp.set(*lp);
+            crate::workshare::install(&state, *lp);
         }
         run_member(&state, self.job);
     }
@@ -575,10 +624,10 @@ fn run_member(state: &ThreadState, job: Job) {
     struct Restore(*const ThreadState);
     impl Drop for Restore {
         fn drop(&mut self) {
-            CURRENT.set(self.0);
+            replace_current(self.0);
         }
     }
-    let _restore = Restore(CURRENT.replace(core::ptr::from_ref(state)));
+    let _restore = Restore(replace_current(core::ptr::from_ref(state)));
     // SAFETY: the compiler-generated region function takes exactly this argument (OpenMP's
     // outlined-function contract).
     unsafe { (job.f)(job.data) };

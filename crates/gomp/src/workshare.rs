@@ -34,8 +34,9 @@ use crossbeam_utils::{Backoff, CachePadded};
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use welltempered_par::{ChunkDispenser, Schedule, static_block};
 
-/// How many worksharing constructs a team may have in flight at once.
+/// How many worksharing constructs a team may have in flight at once (a power of two).
 pub(crate) const RING: usize = 8;
+const _: () = assert!(RING.is_power_of_two());
 
 /// One slot of the ring.
 #[derive(Debug, Default)]
@@ -83,7 +84,8 @@ impl WsRing {
     }
 
     fn slot(&self, seq: u64) -> &WorkShare {
-        &self.slots[(seq % self.slots.len() as u64) as usize]
+        // The length is a power of two (1 or RING): a mask, not a division, on every chunk.
+        &self.slots[(seq as usize) & (self.slots.len() - 1)]
     }
 
     /// Joins construct `seq`; true for the first thread to arrive (the one that claimed the
@@ -270,17 +272,86 @@ fn static_chunk(lp: &LoopState, tid: usize, n: usize) -> Option<Range<u64>> {
     }
 }
 
+/// What the `next` call of a dynamic loop without `ordered` needs, read-only for the whole loop
+/// (the common case, kept apart so that claiming a chunk copies and writes no loop state).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DynamicLoop {
+    /// The slot's dispenser; null when the current loop is not such a loop.
+    dispenser: *const ChunkDispenser,
+    chunk: usize,
+    iters: usize,
+    threads: usize,
+    start: u64,
+    incr: u64,
+    end: u64,
+}
+
+impl DynamicLoop {
+    /// No such loop.
+    pub(crate) const NONE: DynamicLoop = DynamicLoop {
+        dispenser: core::ptr::null(),
+        chunk: 0,
+        iters: 0,
+        threads: 0,
+        start: 0,
+        incr: 0,
+        end: 0,
+    };
+}
+
+/// Makes `lp` (construct `lp.seq`) this thread's current loop.
+pub(crate) fn install(st: &ThreadState, lp: LoopState) {
+    st.lp.set(lp);
+    st.dynamic
+        .set(match (lp.schedule, lp.ordered, usize::try_from(lp.iters)) {
+            (Schedule::Dynamic { chunk }, false, Ok(iters)) => DynamicLoop {
+                dispenser: &st.ring().slot(lp.seq).dispenser,
+                chunk,
+                iters,
+                threads: st.n,
+                start: lp.start,
+                incr: lp.incr,
+                end: lp.end,
+            },
+            _ => DynamicLoop::NONE,
+        });
+}
+
 /// Starts the worksharing loop `lp` on this thread; its first chunk's bounds, if any.
 pub(crate) fn loop_start(st: &ThreadState, lp: LoopState) -> Option<(u64, u64)> {
     let seq = st.seq.get();
     st.seq.set(seq.wrapping_add(1));
     st.ring().enter(seq);
-    st.lp.set(LoopState { seq, ..lp });
+    install(st, LoopState { seq, ..lp });
     loop_next(st)
 }
 
 /// This thread's next chunk of its current loop, if any.
+#[inline(always)]
 pub(crate) fn loop_next(st: &ThreadState) -> Option<(u64, u64)> {
+    let d = st.dynamic.get();
+    // SAFETY: a non-null dispenser is the current loop's, in its team's ring (or the ring on the
+    // stack of the `parallel` call running this region), alive until the loop ends, when
+    // `loop_end` clears it.
+    if let Some(dispenser) = unsafe { d.dispenser.as_ref() } {
+        return dispenser
+            .claim_dynamic(d.iters, d.chunk, d.threads)
+            .map(|r| {
+                let first = d.start.wrapping_add((r.start as u64).wrapping_mul(d.incr));
+                let last = if r.end == d.iters {
+                    d.end
+                } else {
+                    d.start.wrapping_add((r.end as u64).wrapping_mul(d.incr))
+                };
+                (first, last)
+            });
+    }
+    loop_next_slow(st)
+}
+
+/// [`loop_next`] for the other loops: static schedules, guided, `ordered`, `sections`.
+#[inline(never)]
+fn loop_next_slow(st: &ThreadState) -> Option<(u64, u64)> {
     let mut lp = st.lp.get();
     finish_chunk(st, &mut lp);
     let claim = match lp.schedule {
@@ -328,6 +399,7 @@ pub(crate) fn loop_end(st: &ThreadState, barrier: bool) {
     let mut lp = st.lp.get();
     finish_chunk(st, &mut lp);
     st.lp.set(LoopState::default());
+    st.dynamic.set(DynamicLoop::NONE);
     st.ring().leave(lp.seq);
     if barrier {
         st.barrier();

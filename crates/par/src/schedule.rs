@@ -114,7 +114,8 @@ impl ChunkDispenser {
         let chunk = chunk.clamp(1, len.max(1));
         // Each claimer overshoots `len` at most once, by at most `chunk <= len`: the counter
         // stays below `len * (threads + 1)`, which must not wrap; beyond that, claim by CAS.
-        if len <= usize::MAX / (threads.max(1) + 1) {
+        // (`checked_mul` rather than a division: this runs on every claim.)
+        if len.checked_mul(threads.max(1) + 1).is_some() {
             // Relaxed: a claim only needs atomicity; what the loop body writes is ordered by
             // the barrier (or the join) after the loop.
             let start = self.next.fetch_add(chunk, Ordering::Relaxed);
