@@ -10,6 +10,7 @@ use std::process::Command;
 
 pub mod channel;
 pub mod mutex;
+pub mod omp_programs;
 pub mod par;
 pub mod preload;
 pub mod reach;

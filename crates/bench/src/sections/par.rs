@@ -17,6 +17,12 @@
 //!   per schedule, pinned and not; speed-up over serial, against libgomp and rayon.
 //! - `idle`: the CPU time a team burns in the second after a region, ours against libgomp's and
 //!   rayon's defaults (and ours with the active wait policy, for contrast).
+//! - `programs`: real OpenMP programs (GraphicsMagick, ImageMagick, NumPy on OpenBLAS), the same
+//!   binaries on libgomp and on ours through `libwelltempered_gomp.so`, outputs compared
+//!   (`omp_programs.rs`).
+//!
+//! The `wt-gomp` variants run libgomp's variant's own compiled code (the same binary) with
+//! `LD_PRELOAD=libwelltempered_gomp.so`: our runtime behind libgomp's ABI.
 //!
 //! Every sample runs in its own child process (`__child par <spec>`), ours and rayon's too, so
 //! one runtime's threads (libgomp spins 300,000 times before it sleeps) never share a process with
@@ -24,6 +30,7 @@
 //! application's answer must agree across variants, and the constructs count what they did.
 
 use super::mutex::{busy, busy_iters, parse_duration, parse_positive};
+use super::omp_programs;
 use super::{Ctx, Suite};
 use crate::counters::Rusage;
 use crate::harness::{self, CHILD_COMMAND};
@@ -59,7 +66,15 @@ pub const OMP_CRITICAL: &str = "omp-critical";
 const LIBGOMP_SKIPPED: &str = env!("WT_LIBGOMP_SKIPPED");
 
 /// The parts of the study, in report order.
-pub const PARTS: &[&str] = &["epcc", "barrier", "reduction", "lock", "apps", "idle"];
+pub const PARTS: &[&str] = &[
+    "epcc",
+    "barrier",
+    "reduction",
+    "lock",
+    "apps",
+    "idle",
+    "programs",
+];
 
 /// An EPCC construct.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -363,7 +378,7 @@ impl ParArgs {
             )
         } else if !parts
             .iter()
-            .any(|p| ["epcc", "apps", "idle"].contains(&p.as_str()))
+            .any(|p| ["epcc", "apps", "idle", "programs"].contains(&p.as_str()))
         {
             (None, None)
         } else {
@@ -1513,6 +1528,9 @@ pub fn run_plan(plan: &Plan, ctx: &Ctx<'_>) -> Result<Section> {
     if has("idle") {
         steps += 5;
     }
+    if has("programs") {
+        steps += 3 * 2;
+    }
     ctx.progress.add_steps((steps * plan.reps) as u64);
 
     if has("epcc") {
@@ -1704,7 +1722,49 @@ pub fn run_plan(plan: &Plan, ctx: &Ctx<'_>) -> Result<Section> {
         )?;
         section.groups.push(g);
     }
+    if has("programs") {
+        programs_part(plan, ctx, &mut section)?;
+    }
     Ok(section)
+}
+
+/// The `programs` part: real OpenMP programs, the same binaries on libgomp and on ours.
+fn programs_part(plan: &Plan, ctx: &Ctx<'_>, section: &mut Section) -> Result<()> {
+    let Some(lib) = plan.wt_gomp_library.as_deref() else {
+        eprintln!(
+            "welltempered: par: programs skipped: {}",
+            plan.wt_gomp_skipped
+                .as_deref()
+                .unwrap_or("libwelltempered_gomp.so is not available")
+        );
+        return Ok(());
+    };
+    let (programs, skipped) = omp_programs::available(&omp_programs::input_dir(None), ctx.quick);
+    for why in skipped {
+        eprintln!("welltempered: par: programs: skipped {why}");
+    }
+    let t = plan.app_threads;
+    for p in programs {
+        ctx.progress.stage(&format!("program/{}", p.name));
+        let variants = vec![LIBGOMP.to_string(), WT_GOMP.to_string()];
+        let reps = harness::run_paired(&variants, plan.reps, ctx.progress, |v| {
+            omp_programs::run(&p, t, (v == WT_GOMP).then_some(lib))
+        })?;
+        let g = Group {
+            id: format!("program/{}", p.name),
+            title: format!(
+                "{}: ms per run (the whole process), {t} threads, the same binary on both runtimes",
+                p.what
+            ),
+            params: params(&[("program", p.name.into())]),
+            metric: metric("ms", false, "run"),
+            variants,
+            reps,
+        };
+        omp_programs::check_outputs(&g)?;
+        section.groups.push(g);
+    }
+    Ok(())
 }
 
 /// Every variant of an application group must compute the serial answer (Pi to 1e-9; the
