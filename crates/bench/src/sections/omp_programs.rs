@@ -139,14 +139,22 @@ pub fn available(dir: &Path, quick: bool) -> (Vec<Program>, Vec<String>) {
     (programs, skipped)
 }
 
-/// The CPU time of this process's waited-for children so far, seconds.
+/// The CPU time of this process's waited-for children so far, seconds (0 where `getrusage` is
+/// not available: the programs run on Linux only).
 fn children_cpu() -> f64 {
-    // SAFETY: getrusage writes the struct it is given.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above; RUSAGE_CHILDREN is a valid selector.
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    secs(ru.ru_utime) + secs(ru.ru_stime)
+    #[cfg(unix)]
+    {
+        // SAFETY: getrusage writes the struct it is given.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: as above; RUSAGE_CHILDREN is a valid selector.
+        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        secs(ru.ru_utime) + secs(ru.ru_stime)
+    }
+    #[cfg(not(unix))]
+    {
+        0.0
+    }
 }
 
 /// A 52-bit FNV-1a hash of `bytes` (exact as an `f64`, for the sample's `extra`).
