@@ -26,7 +26,7 @@
 //! | `master`, `masked` | (inline) | implemented |
 //! | `critical`, named `critical` | `GOMP_critical_*` | a lock of the configured kind |
 //! | `atomic` (lock fallback) | `GOMP_atomic_*` | a lock of the configured kind |
-//! | `barrier` | `GOMP_barrier` | the configured barrier |
+//! | `barrier` | `GOMP_barrier` | the configured barrier; without `WELLTEMPERED_BARRIER`, dissemination while the team fits the CPUs, central beyond |
 //! | `ordered` | `GOMP_ordered_*` | implemented |
 //! | `task`, `taskwait`, `taskgroup`, `taskyield` | `GOMP_task*` | serial: each task runs when created |
 //! | `cancel`, `cancellation point` | `GOMP_cancel*` | cancellation off (as libgomp by default); `OMP_CANCELLATION=true` refused |
@@ -38,7 +38,14 @@
 //! The parts, one file each: `team.rs` (regions and per-thread state), `workshare.rs` (the
 //! worksharing ring, loops, `ordered`, `copyprivate`), `loops.rs` (their entry points),
 //! `sync.rs` (barrier, critical, atomic, single), `locks.rs`, `api.rs`, `tasks.rs`,
-//! `refused.rs`.
+//! `refused.rs`, and `current.c` (the calling thread's state in initial-exec thread-local
+//! storage, as libgomp keeps its own: the library is meant to be loaded at program start, by
+//! `LD_PRELOAD` or by linking, not opened late with `dlopen`).
+//!
+//! The wait policy is `welltempered-par`'s: spin for 150 µs, then sleep. libgomp spins 300,000
+//! times first, which suits loops whose threads often wait longer than that at a barrier (EPCC's
+//! schedbench); `WELLTEMPERED_WAIT_POLICY=active` or `spin-then-sleep,2000` gives that
+//! behaviour, at the cost of the CPU an idle team burns.
 //!
 //! The library's Rust items exist for its own tests; the product is the C ABI of the cdylib.
 
