@@ -21,18 +21,18 @@
 
 use crate::futex::{wait, wake_address};
 use crate::sync::{AtomicU32, Ordering, spin_loop};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Wakes one sleeper on the lock word at `word`, by its address only (the lock may be freed by
 /// now: see `unlock`).
 #[cold]
-fn wake_one(word: *const u32) {
+pub(crate) fn wake_one(word: *const u32) {
     wake_address(word, 1);
 }
 
-const UNLOCKED: u32 = 0;
-const LOCKED: u32 = 1;
-const CONTENDED: u32 = 2;
+pub(crate) const UNLOCKED: u32 = 0;
+pub(crate) const LOCKED: u32 = 1;
+pub(crate) const CONTENDED: u32 = 2;
 
 /// Spins every contended acquisition tries, whatever the estimate says, so the estimate can
 /// recover after a run of failures.
@@ -88,55 +88,6 @@ impl Futex {
         }
     }
 
-    /// Acquires the lock if it is free; returns whether it did.
-    #[inline]
-    pub fn try_lock(&self) -> bool {
-        self.state
-            .compare_exchange(UNLOCKED, LOCKED, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
-    }
-
-    /// Acquires the lock unless `deadline` passes first; returns whether it did. Never returns
-    /// `false` before the deadline.
-    pub fn try_lock_until(&self, deadline: Instant) -> bool {
-        self.try_lock() || self.lock_contended(Some(deadline))
-    }
-
-    /// Acquires the lock unless `timeout` passes first; returns whether it did.
-    pub fn try_lock_for(&self, timeout: Duration) -> bool {
-        if self.try_lock() {
-            return true;
-        }
-        match Instant::now().checked_add(timeout) {
-            Some(deadline) => self.lock_contended(Some(deadline)),
-            // Too far away to represent: as good as forever.
-            None => self.lock_contended(None),
-        }
-    }
-
-    /// Releases the lock, waking one sleeper if there may be any.
-    ///
-    /// # Safety
-    ///
-    /// The lock must be held, by this or (no thread-local state is involved) any other thread
-    /// that took over the holder's duty to release it.
-    #[inline]
-    pub unsafe fn unlock(&self) {
-        // Taken before the release: afterwards another thread may take, release and free the
-        // lock, so the wake-up uses only the word's address.
-        let word = core::ptr::from_ref(&self.state).cast::<u32>();
-        // Release: publishes the critical section to the next acquirer.
-        if self.state.swap(UNLOCKED, Ordering::Release) == CONTENDED {
-            wake_one(word);
-        }
-    }
-
-    /// Whether the lock is held (a momentary snapshot).
-    #[inline]
-    pub fn is_locked(&self) -> bool {
-        self.state.load(Ordering::Relaxed) != UNLOCKED
-    }
-
     /// The current spin budget of a contended acquisition (for tests and reports).
     pub fn spin_budget(&self) -> u32 {
         FUTEX_MIN_SPIN
@@ -184,28 +135,35 @@ impl Futex {
         if spun == budget {
             self.learn(None);
         }
-        // Drepper's mutex3: announce a waiter by writing 2; a swap that returns 0 took the lock
-        // (leaving 2, which costs at most one spurious wake at unlock). One refinement: after a
-        // wake-up, swap only if the word changed; a spurious wake-up that finds it still 2
-        // waits again without an RMW on the lock's line.
-        let mut c = self.state.swap(CONTENDED, Ordering::Acquire);
-        while c != UNLOCKED {
-            let timeout = match deadline {
-                None => None,
-                Some(d) => match d.checked_duration_since(Instant::now()) {
-                    Some(left) if !left.is_zero() => Some(left),
-                    _ => return false,
-                },
-            };
-            wait(&self.state, CONTENDED, timeout);
-            c = if self.state.load(Ordering::Relaxed) == CONTENDED {
-                CONTENDED
-            } else {
-                self.state.swap(CONTENDED, Ordering::Acquire)
-            };
-        }
-        true
+        sleep_phase(&self.state, deadline)
     }
+}
+
+/// Drepper's mutex3 sleep loop, shared by [`Futex`] and [`crate::TwoPhase`]: announce a waiter
+/// by writing 2; a swap that returns 0 took the lock (leaving 2, which costs at most one
+/// spurious wake at unlock). One refinement: after a wake-up, swap only if the word changed; a
+/// spurious wake-up that finds it still 2 waits again without an RMW on the lock's line.
+/// Returns `false` only when `deadline` passed without the lock being acquired.
+pub(crate) fn sleep_phase(state: &AtomicU32, deadline: Option<Instant>) -> bool {
+    // Acquire: a swap that returns 0 acquires the lock.
+    let mut c = state.swap(CONTENDED, Ordering::Acquire);
+    while c != UNLOCKED {
+        let timeout = match deadline {
+            None => None,
+            Some(d) => match d.checked_duration_since(Instant::now()) {
+                Some(left) if !left.is_zero() => Some(left),
+                _ => return false,
+            },
+        };
+        wait(state, CONTENDED, timeout);
+        c = if state.load(Ordering::Relaxed) == CONTENDED {
+            CONTENDED
+        } else {
+            // Acquire: as above.
+            state.swap(CONTENDED, Ordering::Acquire)
+        };
+    }
+    true
 }
 
 /// The adaptation rule of [`Futex`]'s spin estimate `e` (spins beyond the minimum): a success
@@ -223,55 +181,130 @@ pub(crate) fn next_estimate(e: u32, outcome: Option<u32>) -> u32 {
     }
 }
 
-#[cfg(not(loom))]
-// SAFETY: every acquiring path returns only after this thread's CAS or swap changed the word
-// from 0 (unlocked) to non-zero, so at most one guard exists at a time.
-unsafe impl lock_api::RawMutex for Futex {
-    #[allow(clippy::declare_interior_mutable_const)]
-    const INIT: Self = Self::new();
-    type Guard = lock_api::GuardSend;
+/// For a lock whose `state` word holds Drepper's three values (0 unlocked, 1 locked, 2 locked
+/// and maybe sleepers) and whose `lock_contended(Option<Instant>) -> bool` waits for it: the
+/// inherent `try_lock`, `try_lock_until`, `try_lock_for`, `unlock` and `is_locked`, and the
+/// `lock_api::RawMutex` (with [`lock_api::GuardSend`]: no thread-local state is involved) and
+/// `lock_api::RawMutexTimed` implementations over them and the type's `new` and `lock`.
+macro_rules! impl_word_lock {
+    ($ty:ident) => {
+        impl $ty {
+            /// Acquires the lock if it is free; returns whether it did.
+            #[inline]
+            pub fn try_lock(&self) -> bool {
+                // Acquire: the critical section must see the previous holder's writes.
+                self.state
+                    .compare_exchange(
+                        $crate::futex_mutex::UNLOCKED,
+                        $crate::futex_mutex::LOCKED,
+                        $crate::sync::Ordering::Acquire,
+                        $crate::sync::Ordering::Relaxed,
+                    )
+                    .is_ok()
+            }
 
-    #[inline]
-    fn lock(&self) -> Self::Guard {
-        Futex::lock(self);
-        lock_api::GuardSend::new()
-    }
+            /// Acquires the lock unless `deadline` passes first; returns whether it did. Never
+            /// returns `false` before the deadline.
+            pub fn try_lock_until(&self, deadline: std::time::Instant) -> bool {
+                self.try_lock() || self.lock_contended(Some(deadline))
+            }
 
-    #[inline]
-    fn try_lock(&self) -> Option<Self::Guard> {
-        Futex::try_lock(self).then(lock_api::GuardSend::new)
-    }
+            /// Acquires the lock unless `timeout` passes first; returns whether it did.
+            pub fn try_lock_for(&self, timeout: std::time::Duration) -> bool {
+                if self.try_lock() {
+                    return true;
+                }
+                match std::time::Instant::now().checked_add(timeout) {
+                    Some(deadline) => self.lock_contended(Some(deadline)),
+                    // Too far away to represent: as good as forever.
+                    None => self.lock_contended(None),
+                }
+            }
 
-    #[inline]
-    unsafe fn unlock(&self, _guard: Self::Guard) {
-        // SAFETY: the guard proves the lock is held (the trait's contract).
-        unsafe { Futex::unlock(self) }
-    }
+            /// Releases the lock, waking one sleeper if there may be any.
+            ///
+            /// # Safety
+            ///
+            /// The lock must be held, by this or (no thread-local state is involved) any other
+            /// thread that took over the holder's duty to release it.
+            #[inline]
+            pub unsafe fn unlock(&self) {
+                // Taken before the release: afterwards another thread may take, release and
+                // free the lock, so the wake-up uses only the word's address.
+                let word = core::ptr::from_ref(&self.state).cast::<u32>();
+                // Release: publishes the critical section to the next acquirer.
+                if self.state.swap(
+                    $crate::futex_mutex::UNLOCKED,
+                    $crate::sync::Ordering::Release,
+                ) == $crate::futex_mutex::CONTENDED
+                {
+                    $crate::futex_mutex::wake_one(word);
+                }
+            }
 
-    #[inline]
-    fn is_locked(&self) -> bool {
-        Futex::is_locked(self)
-    }
+            /// Whether the lock is held (a momentary snapshot).
+            #[inline]
+            pub fn is_locked(&self) -> bool {
+                self.state.load($crate::sync::Ordering::Relaxed) != $crate::futex_mutex::UNLOCKED
+            }
+        }
+
+        #[cfg(not(loom))]
+        // SAFETY: every acquiring path returns only after this thread's CAS or swap changed the
+        // word from 0 (unlocked) to non-zero, so at most one guard exists at a time.
+        unsafe impl lock_api::RawMutex for $ty {
+            #[allow(clippy::declare_interior_mutable_const)]
+            const INIT: Self = Self::new();
+            type Guard = lock_api::GuardSend;
+
+            #[inline]
+            fn lock(&self) -> Self::Guard {
+                $ty::lock(self);
+                lock_api::GuardSend::new()
+            }
+
+            #[inline]
+            fn try_lock(&self) -> Option<Self::Guard> {
+                $ty::try_lock(self).then(lock_api::GuardSend::new)
+            }
+
+            #[inline]
+            unsafe fn unlock(&self, _guard: Self::Guard) {
+                // SAFETY: the guard proves the lock is held (the trait's contract).
+                unsafe { $ty::unlock(self) }
+            }
+
+            #[inline]
+            fn is_locked(&self) -> bool {
+                $ty::is_locked(self)
+            }
+        }
+
+        #[cfg(not(loom))]
+        // SAFETY: the timed paths acquire exactly as `lock` does, or return `None` without the
+        // lock.
+        unsafe impl lock_api::RawMutexTimed for $ty {
+            type Duration = std::time::Duration;
+            type Instant = std::time::Instant;
+
+            fn try_lock_for(&self, timeout: std::time::Duration) -> Option<Self::Guard> {
+                $ty::try_lock_for(self, timeout).then(lock_api::GuardSend::new)
+            }
+
+            fn try_lock_until(&self, deadline: std::time::Instant) -> Option<Self::Guard> {
+                $ty::try_lock_until(self, deadline).then(lock_api::GuardSend::new)
+            }
+        }
+    };
 }
+pub(crate) use impl_word_lock;
 
-#[cfg(not(loom))]
-// SAFETY: the timed paths acquire exactly as `lock` does, or return `None` without the lock.
-unsafe impl lock_api::RawMutexTimed for Futex {
-    type Duration = Duration;
-    type Instant = Instant;
-
-    fn try_lock_for(&self, timeout: Duration) -> Option<Self::Guard> {
-        Futex::try_lock_for(self, timeout).then(lock_api::GuardSend::new)
-    }
-
-    fn try_lock_until(&self, deadline: Instant) -> Option<Self::Guard> {
-        Futex::try_lock_until(self, deadline).then(lock_api::GuardSend::new)
-    }
-}
+impl_word_lock!(Futex);
 
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn estimate_grows_on_success_and_decays_on_failure() {

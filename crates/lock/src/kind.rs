@@ -45,6 +45,8 @@ pub enum LockKind {
     TtasYield,
     /// [`crate::Futex`] (`"futex"`).
     Futex,
+    /// [`crate::TwoPhase`] with its default window (`"two-phase"`).
+    TwoPhase,
     /// The default [`crate::RawMutex`] (`"mutex"`).
     #[default]
     Mutex,
@@ -53,7 +55,7 @@ pub enum LockKind {
 impl LockKind {
     /// Every kind, in the order of the enum (queue locks, then the simple ones, then the
     /// default).
-    pub const ALL: [LockKind; 17] = [
+    pub const ALL: [LockKind; 18] = [
         LockKind::Hemlock,
         LockKind::HemlockPark,
         LockKind::HemlockOverlap,
@@ -70,6 +72,7 @@ impl LockKind {
         LockKind::Ttas,
         LockKind::TtasYield,
         LockKind::Futex,
+        LockKind::TwoPhase,
         LockKind::Mutex,
     ];
 
@@ -92,6 +95,7 @@ impl LockKind {
             LockKind::Ttas => "ttas",
             LockKind::TtasYield => "ttas-yield",
             LockKind::Futex => "futex",
+            LockKind::TwoPhase => "two-phase",
             LockKind::Mutex => "mutex",
         }
     }
@@ -105,6 +109,7 @@ impl LockKind {
                 | LockKind::Ttas
                 | LockKind::TtasYield
                 | LockKind::Futex
+                | LockKind::TwoPhase
                 | LockKind::Mutex
         )
     }
@@ -120,6 +125,7 @@ impl LockKind {
                 | LockKind::ClhPark
                 | LockKind::TicketPark
                 | LockKind::Futex
+                | LockKind::TwoPhase
                 | LockKind::Mutex
         )
     }
@@ -181,7 +187,7 @@ mod dynamic {
     use super::LockKind;
     use crate::{
         Clh, ClhPark, Futex, Hemlock, HemlockAh, HemlockAhPark, HemlockOverlap, HemlockOverlapPark,
-        HemlockPark, Mcs, McsPark, RawMutex, Tas, Ticket, TicketPark, Ttas, TtasYield,
+        HemlockPark, Mcs, McsPark, RawMutex, Tas, Ticket, TicketPark, Ttas, TtasYield, TwoPhase,
     };
     use lock_api::GuardNoSend;
 
@@ -220,6 +226,8 @@ mod dynamic {
         TtasYield(TtasYield),
         /// See [`LockKind::Futex`].
         Futex(Futex),
+        /// See [`LockKind::TwoPhase`].
+        TwoPhase(TwoPhase),
         /// See [`LockKind::Mutex`].
         Mutex(RawMutex),
     }
@@ -244,6 +252,7 @@ mod dynamic {
                 DynRawMutex::Ttas($l) => $body,
                 DynRawMutex::TtasYield($l) => $body,
                 DynRawMutex::Futex($l) => $body,
+                DynRawMutex::TwoPhase($l) => $body,
                 DynRawMutex::Mutex($l) => $body,
             }
         };
@@ -269,6 +278,7 @@ mod dynamic {
                 LockKind::Ttas => Self::Ttas(Ttas::new()),
                 LockKind::TtasYield => Self::TtasYield(TtasYield::new()),
                 LockKind::Futex => Self::Futex(Futex::new()),
+                LockKind::TwoPhase => Self::TwoPhase(TwoPhase::new()),
                 LockKind::Mutex => Self::Mutex(RawMutex::new()),
             }
         }
@@ -292,6 +302,7 @@ mod dynamic {
                 Self::Ttas(_) => LockKind::Ttas,
                 Self::TtasYield(_) => LockKind::TtasYield,
                 Self::Futex(_) => LockKind::Futex,
+                Self::TwoPhase(_) => LockKind::TwoPhase,
                 Self::Mutex(_) => LockKind::Mutex,
             }
         }

@@ -30,6 +30,7 @@
 //! | [`Ticket`], [`TicketPark`] | ticket lock | yes | spin / spin-then-park | 8 bytes |
 //! | [`Tas`], [`Ttas`], [`TtasYield`] | test-and-set, test-and-test-and-set (with yield) | no | spin | 1 byte |
 //! | [`Futex`] | Drepper's 3-state futex mutex, adaptive spin budget | no | spin-then-sleep | 8 bytes |
+//! | [`TwoPhase`] | two-phase waiting: test-and-set with backoff for a time window, then Drepper's sleep (libgomp's lock) | no | spin for a window, then sleep | 8 bytes |
 //! | [`RawMutex`] (behind [`Mutex`]) | Fissile: barging over an [`McsCompact`] queue, bounded bypass | no | spin, yield, sleep | 8 bytes |
 //!
 //! # Beside the locks
@@ -98,6 +99,7 @@ mod stats;
 mod tas;
 mod ticket;
 mod ttas;
+mod two_phase;
 mod wait;
 
 #[cfg(all(test, not(loom)))]
@@ -124,4 +126,5 @@ pub use stats::*;
 pub use tas::*;
 pub use ticket::*;
 pub use ttas::*;
+pub use two_phase::*;
 pub use wait::*;

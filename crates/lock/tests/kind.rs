@@ -6,7 +6,7 @@
 use std::error::Error;
 use welltempered_lock::{DynRawMutex, LockKind, UnknownLockKind, dyn_mutex};
 
-const NAMES: [&str; 17] = [
+const NAMES: [&str; 18] = [
     "hemlock",
     "hemlock-park",
     "hemlock-overlap",
@@ -23,6 +23,7 @@ const NAMES: [&str; 17] = [
     "ttas",
     "ttas-yield",
     "futex",
+    "two-phase",
     "mutex",
 ];
 
@@ -61,7 +62,7 @@ fn classification() {
         let name = k.name();
         assert_eq!(
             k.parks(),
-            name.ends_with("-park") || k == Futex || k == Mutex,
+            name.ends_with("-park") || k == Futex || k == TwoPhase || k == Mutex,
             "{k}"
         );
         assert_eq!(

@@ -12,7 +12,7 @@
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
-use welltempered_lock::{Futex, MUTEX_BYPASS_LIMIT, RawMutex, Tas, Ttas, TtasYield};
+use welltempered_lock::{Futex, MUTEX_BYPASS_LIMIT, RawMutex, Tas, Ttas, TtasYield, TwoPhase};
 
 /// The operations every modelled lock offers.
 trait Lock: Send + Sync + 'static {
@@ -51,6 +51,7 @@ lock!(Tas);
 lock!(Ttas);
 lock!(TtasYield);
 lock!(Futex);
+lock!(TwoPhase);
 lock!(RawMutex);
 
 struct Shared<L> {
@@ -149,9 +150,15 @@ fn futex_excludes() {
 /// holder, so such a model never finishes (the stress tests cover them instead).
 #[test]
 fn futex_sleep_path_holder_yields() {
-    loom::model(|| {
+    sleep_path_holder_yields(Futex::new);
+}
+
+/// The main thread holds the lock while the other thread tries it, yields twice (so the other
+/// thread may exhaust its spin phase and sleep), then releases it.
+fn sleep_path_holder_yields<L: Lock>(make: fn() -> L) {
+    loom::model(move || {
         let s = Arc::new(Shared {
-            lock: Futex::new(),
+            lock: make(),
             value: UnsafeCell::new(0),
         });
         s.lock.lock();
@@ -169,6 +176,22 @@ fn futex_sleep_path_holder_yields() {
         // SAFETY: the other thread has finished and the lock is free.
         assert_eq!(s.value.with(|v| unsafe { *v }), 2);
     });
+}
+
+#[test]
+fn two_phase_excludes() {
+    exclusion::<TwoPhase>(2);
+    try_lock_model::<TwoPhase>();
+}
+
+/// The sleep path of the two-phase lock, as [`futex_sleep_path_holder_yields`] models Drepper's:
+/// under loom the spin phase is two attempts, so the waiter may run out of it while the main
+/// thread holds the lock, swap in 2 and "sleep", and the unlock that finds 2 wakes it. The zero
+/// window (sleep at once) is modelled too.
+#[test]
+fn two_phase_sleep_path_holder_yields() {
+    sleep_path_holder_yields(TwoPhase::new);
+    sleep_path_holder_yields(|| TwoPhase::with_window(std::time::Duration::ZERO));
 }
 
 #[test]

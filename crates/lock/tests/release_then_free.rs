@@ -118,6 +118,7 @@ release_then_free! {
     ttas: wl::Ttas,
     ttas_yield: wl::TtasYield,
     futex: wl::Futex,
+    two_phase: wl::TwoPhase,
     mutex: wl::RawMutex,
 }
 

@@ -261,6 +261,7 @@ fn critical_excludes_for_every_lock_kind() {
         LockKind::McsPark,
         LockKind::Ttas,
         LockKind::Futex,
+        LockKind::TwoPhase,
     ] {
         let rt = Runtime::new(Config {
             threads: 3,

@@ -83,6 +83,7 @@ macro_rules! with_lock {
             LockKind::Ttas => $f::<wl::Ttas>($($arg),*),
             LockKind::TtasYield => $f::<wl::TtasYield>($($arg),*),
             LockKind::Futex => $f::<wl::Futex>($($arg),*),
+            LockKind::TwoPhase => $f::<wl::TwoPhase>($($arg),*),
             LockKind::Mutex => $f::<wl::RawMutex>($($arg),*),
         }
     }};
@@ -99,6 +100,7 @@ embed_within_16_bytes!(
     welltempered_lock::Ttas,
     welltempered_lock::TtasYield,
     welltempered_lock::Futex,
+    welltempered_lock::TwoPhase,
     welltempered_lock::RawMutex
 );
 impl<W: welltempered_lock::Wait> Embed for welltempered_lock::Hemlock<W> {}

@@ -262,6 +262,7 @@ pub fn locks() -> &'static [LockEntry] {
         entry!("ttas", true, ApiLock<wl::Ttas, Shared>),
         entry!("ttas-yield", true, ApiLock<wl::TtasYield, Shared>),
         entry!("futex", true, ApiLock<wl::Futex, Shared>),
+        entry!("two-phase", true, ApiLock<wl::TwoPhase, Shared>),
         entry!("mutex", true, ApiLock<wl::RawMutex, Shared>),
     ];
     LOCKS
