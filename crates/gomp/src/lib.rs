@@ -24,8 +24,8 @@
 //! | `sections`, `parallel sections` | `GOMP_sections*`, `GOMP_parallel_sections` | implemented |
 //! | `single`, `single copyprivate` | `GOMP_single_start`, `GOMP_single_copy_*` | implemented |
 //! | `master`, `masked` | (inline) | implemented |
-//! | `critical`, named `critical` | `GOMP_critical_*` | a lock of the configured kind |
-//! | `atomic` (lock fallback) | `GOMP_atomic_*` | a lock of the configured kind |
+//! | `critical`, named `critical` | `GOMP_critical_*` | a lock of the configured kind; without `WELLTEMPERED_LOCK`, a two-phase lock (`TwoPhase`: test-and-set with backoff for the wait policy's window, then sleep), as libgomp's lock waits |
+//! | `atomic` (lock fallback) | `GOMP_atomic_*` | a lock as for `critical` |
 //! | `barrier` | `GOMP_barrier` | the configured barrier; without `WELLTEMPERED_BARRIER`, dissemination while the team fits the CPUs, central beyond |
 //! | `ordered` | `GOMP_ordered_*` | implemented |
 //! | `task`, `taskwait`, `taskgroup`, `taskyield` | `GOMP_task*` | serial: each task runs when created |

@@ -4,7 +4,7 @@
 //! GCC's `omp.h` gives `omp_lock_t` 4 bytes and `omp_nest_lock_t` 16 (on Linux, 8 plus a
 //! pointer): no room for most of our locks, and none for a pointer. So a lock's 4 bytes hold the
 //! number of a slot in a process-wide table of locks of the configured kind
-//! (`WELLTEMPERED_LOCK`), allocated by `omp_init_lock` (a lock must be initialised before use)
+//! (`WELLTEMPERED_LOCK`; a two-phase lock following the wait policy when unset), allocated by `omp_init_lock` (a lock must be initialised before use)
 //! and returned to a free list by `omp_destroy_lock`. The table grows by blocks of [`BLOCK`]
 //! locks that are never freed or moved, so finding a lock is two loads and no lock. A nestable
 //! lock keeps its slot number, its nesting count and its owner in its 16 bytes.
@@ -14,7 +14,6 @@
 //! was never initialised, or destroying one that is held, is undefined in OpenMP; here it is
 //! reported and the program stopped when the slot number is out of range.
 
-use crate::team::globals;
 use core::ffi::c_int;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -47,9 +46,8 @@ fn allocate() -> u32 {
     // Relaxed: blocks are published under USED, and read by threads that got the slot number
     // through the lock variable's initialisation, which OpenMP orders before any use.
     if block.load(Ordering::Relaxed).is_null() {
-        let kind = globals().config.lock;
         let fresh: Box<[DynRawMutex; BLOCK]> =
-            Box::new(core::array::from_fn(|_| DynRawMutex::new(kind)));
+            Box::new(core::array::from_fn(|_| crate::team::new_lock()));
         // Release: pairs with the Acquire in `slot`, for a thread that learns the number some
         // other way than through this lock.
         block.store(Box::into_raw(fresh), Ordering::Release);

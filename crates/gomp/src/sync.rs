@@ -4,7 +4,9 @@
 //! - `barrier` is the team's barrier of `welltempered-par`, of the configured kind
 //!   (`WELLTEMPERED_BARRIER`: central, tree, dissemination).
 //! - `critical` takes a lock of the configured kind (`WELLTEMPERED_LOCK`: Hemlock, MCS, CLH,
-//!   ticket, TAS, TTAS, futex, the default mutex, spinning or parking): one process-wide lock for
+//!   ticket, TAS, TTAS, futex, two-phase, the default mutex, spinning or parking; when it is
+//!   unset, a two-phase lock whose waiters spin for the wait policy's window, as libgomp's
+//!   do, see [`crate::team::new_lock`]): one process-wide lock for
 //!   the unnamed section, one per name for the named ones, created on first use and stored in
 //!   the pointer-sized variable the compiler gives each name (`.gomp_critical_user_NAME`).
 //! - `atomic` on a type the processor cannot update atomically (`long double`, say) takes one
@@ -15,7 +17,7 @@
 //! Locks are held from a `start` call to an `end` call on the same thread, which every lock of
 //! `welltempered-lock` allows through `lock_api::RawMutex`.
 
-use crate::team::{globals, with_current};
+use crate::team::with_current;
 use core::ffi::c_void;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -24,7 +26,7 @@ use welltempered_lock::lock_api::RawMutex as _;
 
 /// A process-wide lock of the configured kind, created on first use.
 fn global_lock(cell: &'static OnceLock<DynRawMutex>) -> &'static DynRawMutex {
-    cell.get_or_init(|| DynRawMutex::new(globals().config.lock))
+    cell.get_or_init(crate::team::new_lock)
 }
 
 static CRITICAL: OnceLock<DynRawMutex> = OnceLock::new();
@@ -41,7 +43,7 @@ fn named_lock(pptr: *mut *mut c_void) -> &'static DynRawMutex {
     // Acquire: pairs with the Release of the compare-and-swap that published the lock.
     let mut p = slot.load(Ordering::Acquire);
     if p.is_null() {
-        let fresh = Box::into_raw(Box::new(DynRawMutex::new(globals().config.lock)));
+        let fresh = Box::into_raw(Box::new(crate::team::new_lock()));
         match slot.compare_exchange(
             core::ptr::null_mut(),
             fresh,
