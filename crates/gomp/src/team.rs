@@ -24,9 +24,8 @@ use core::ffi::c_void;
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
-use std::time::Duration;
-use welltempered_lock::{DynRawMutex, TwoPhase};
-use welltempered_par::{BarrierKind, Config, Context, Runtime, Schedule, WaitPolicy};
+use welltempered_lock::DynRawMutex;
+use welltempered_par::{BarrierKind, Config, Context, Runtime, Schedule};
 
 /// The runtime's settings, read once from the environment on first use.
 pub(crate) struct Globals {
@@ -39,8 +38,6 @@ pub(crate) struct Globals {
     pub(crate) sched: RunSched,
     /// Whether `WELLTEMPERED_BARRIER` chose the barrier (else [`default_barrier`] does).
     pub(crate) barrier_set: bool,
-    /// Whether `WELLTEMPERED_LOCK` chose the lock (else [`new_lock`] makes a two-phase one).
-    pub(crate) lock_set: bool,
     /// `dyn-var` at start (`OMP_DYNAMIC`; our team size never shrinks: it is only reported).
     pub(crate) dynamic: bool,
 }
@@ -84,7 +81,6 @@ pub(crate) fn globals() -> &'static Globals {
             cancellation,
             sched,
             barrier_set: set("WELLTEMPERED_BARRIER"),
-            lock_set: set("WELLTEMPERED_LOCK"),
             dynamic: config.dynamic,
             config,
         }
@@ -149,29 +145,13 @@ fn widen_libgomp_binding() -> Option<Vec<usize>> {
     Some(saved)
 }
 
-/// A lock for `critical`, `atomic` and `omp_*_lock`: of the kind `WELLTEMPERED_LOCK` names, or
-/// else a [`TwoPhase`] lock whose waiters spin for the wait policy's window and then sleep,
-/// which is how libgomp's waiters wait for its locks too (its spin count is set by
-/// `OMP_WAIT_POLICY` as well). `active` spins without end, `passive` sleeps at once.
-///
-/// Why not the default mutex of `welltempered-lock`: its newcomers spin a few hints, yield and
-/// then queue and park, bounding how often a queued thread is overtaken. An OpenMP critical
-/// section promises no fairness, and its usual shape (a loop around a short section, EPCC's
-/// `CRITICAL` and `LOCK/UNLOCK`) runs fastest when the releasing thread takes the lock again
-/// while the waiter backs off. EPCC's overhead per section on a 2-CPU VM, 2 threads: 0.016-0.021
-/// µs for the two-phase lock, 0.10-0.14 for the default mutex (whose waiter parks and is woken),
-/// 0.027-0.031 for libgomp's; at 4 and 8 threads 0.019-0.024 against libgomp's 0.05-0.08.
+/// A lock for `critical`, `atomic` and `omp_*_lock`, as `welltempered-par`'s `critical` takes
+/// it ([`Config::critical_lock`]): of the kind `WELLTEMPERED_LOCK` names, by default a
+/// two-phase lock whose waiters spin for the wait policy's window and then sleep, which is how
+/// libgomp's waiters wait for its locks too (its spin count is set by `OMP_WAIT_POLICY` as
+/// well): `active` spins without end, `passive` sleeps at once.
 pub(crate) fn new_lock() -> DynRawMutex {
-    let g = globals();
-    if g.lock_set {
-        return DynRawMutex::new(g.config.lock);
-    }
-    let window = match g.config.wait {
-        WaitPolicy::Active => Duration::MAX,
-        WaitPolicy::Passive => Duration::ZERO,
-        WaitPolicy::SpinThenSleep { window } => window,
-    };
-    DynRawMutex::TwoPhase(TwoPhase::with_window(window))
+    globals().config.critical_lock()
 }
 
 /// The barrier of a team of `n` when `WELLTEMPERED_BARRIER` does not choose: dissemination

@@ -13,7 +13,7 @@
 //! | `WELLTEMPERED_PROC_BIND` | `false`/`off`, `true`/`on`, or a core list such as `0,1,3` | `pinning` |
 //! | `OMP_PROC_BIND` | `true`, `false`, or a comma list of `close`, `spread`, `primary`, `master` | `pinning` |
 //! | `OMP_PLACES` | `threads`, `cores`, `sockets`, `ll_caches`, `numa_domains`, optionally with `(N)`; or places such as `{0,1},{2,3}`, `{0:4:2}`, `{0}:4:2` (below) | `pinning` |
-//! | `WELLTEMPERED_LOCK` | a `LockKind` name (`mutex`, `hemlock`, `mcs-park`, ...) | `lock` |
+//! | `WELLTEMPERED_LOCK` | a `LockKind` name (`two-phase`, the default, `mutex`, `hemlock`, `mcs-park`, ...) | `lock` |
 //! | `WELLTEMPERED_BARRIER` | `central`, `tree`, `dissemination` | `barrier` |
 //! | `WELLTEMPERED_REDUCTION` | `linear`, `tree` | `reduction` |
 //! | `OMP_DYNAMIC` | `true`, `false` | `dynamic` |
@@ -101,7 +101,7 @@ pub struct Config {
     pub barrier: BarrierKind,
     /// How team reductions combine.
     pub reduction: ReductionKind,
-    /// The lock of `Context::critical`.
+    /// The lock of `Context::critical` (made by [`Config::critical_lock`]).
     pub lock: LockKind,
     /// Where the team's threads run.
     pub pinning: Pinning,
@@ -123,7 +123,7 @@ pub struct Config {
 }
 
 impl Default for Config {
-    /// `available_parallelism` threads, `Static`, `Central`, `Tree`, the default mutex, no
+    /// `available_parallelism` threads, `Static`, `Central`, `Tree`, the two-phase lock, no
     /// pinning, spin-then-sleep with [`crate::DEFAULT_SPIN_WINDOW`]; no nested team sizes, not
     /// dynamic, one active level, the default stack size.
     fn default() -> Self {
@@ -132,7 +132,7 @@ impl Default for Config {
             schedule: Schedule::Static,
             barrier: BarrierKind::Central,
             reduction: ReductionKind::Tree,
-            lock: LockKind::default(),
+            lock: LockKind::TwoPhase,
             pinning: Pinning::Off,
             wait: WaitPolicy::default(),
             nested_threads: Vec::new(),

@@ -50,6 +50,18 @@ pub enum WaitPolicy {
     },
 }
 
+impl WaitPolicy {
+    /// How long a waiter spins before it sleeps: endless for [`WaitPolicy::Active`], zero for
+    /// [`WaitPolicy::Passive`].
+    pub fn spin_window(&self) -> Duration {
+        match *self {
+            WaitPolicy::Active => Duration::MAX,
+            WaitPolicy::Passive => Duration::ZERO,
+            WaitPolicy::SpinThenSleep { window } => window,
+        }
+    }
+}
+
 impl Default for WaitPolicy {
     /// Spin-then-sleep with [`DEFAULT_SPIN_WINDOW`].
     fn default() -> Self {

@@ -6,7 +6,8 @@ use common::{config, runtime, scaled};
 use std::cell::UnsafeCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use welltempered_lock::LockKind;
+use std::time::Duration;
+use welltempered_lock::{DynRawMutex, LockKind};
 use welltempered_par::{BarrierKind, Config, Runtime, WaitPolicy};
 
 #[test]
@@ -251,6 +252,38 @@ impl Unguarded {
         // SAFETY: the caller's contract.
         unsafe { *self.0.get() += 1 };
     }
+}
+
+/// The default `critical` lock is the two-phase lock, spinning for exactly the wait policy's
+/// window; another kind is made as named.
+#[test]
+fn the_default_critical_lock_spins_for_the_wait_policy_window() {
+    let us = Duration::from_micros;
+    for (wait, window) in [
+        (WaitPolicy::Active, None),
+        (WaitPolicy::Passive, Some(Duration::ZERO)),
+        (WaitPolicy::SpinThenSleep { window: us(300) }, Some(us(300))),
+        (
+            WaitPolicy::default(),
+            Some(welltempered_par::DEFAULT_SPIN_WINDOW),
+        ),
+    ] {
+        let c = Config {
+            wait,
+            ..Config::default()
+        };
+        assert_eq!(c.lock, LockKind::TwoPhase);
+        match c.critical_lock() {
+            DynRawMutex::TwoPhase(l) => assert_eq!(l.window(), window, "{wait:?}"),
+            other => panic!("{:?} for {wait:?}", other.kind()),
+        }
+    }
+    let c = Config {
+        lock: LockKind::McsPark,
+        wait: WaitPolicy::Active,
+        ..Config::default()
+    };
+    assert_eq!(c.critical_lock().kind(), LockKind::McsPark);
 }
 
 #[test]

@@ -268,7 +268,7 @@ pub struct ParArgs {
     /// Timed length of one construct measurement, e.g. 20ms [default: 20ms; quick: 10ms].
     #[arg(long, value_parser = parse_duration)]
     pub target: Option<Duration>,
-    /// Lock kinds of the lock sweep [default: every kind; quick: mutex,hemlock-park,mcs-park,futex,ttas].
+    /// Lock kinds of the lock sweep [default: every kind; quick: two-phase,mutex,hemlock-park,mcs-park,futex].
     #[arg(long, value_delimiter = ',')]
     pub locks: Option<Vec<String>>,
     /// Critical-section lengths of the lock sweep [default: 0,100ns,1us,10us; quick: 0,1us].
@@ -353,7 +353,7 @@ impl ParArgs {
                 .map(|s| s.trim().to_string())
                 .filter(|s| !s.is_empty())
                 .collect(),
-            None if quick => ["mutex", "hemlock-park", "mcs-park", "futex", "ttas"]
+            None if quick => ["two-phase", "mutex", "hemlock-park", "mcs-park", "futex"]
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
