@@ -149,7 +149,9 @@ fn widen_libgomp_binding() -> Option<Vec<usize>> {
 /// it ([`Config::critical_lock`]): of the kind `WELLTEMPERED_LOCK` names, by default a
 /// two-phase lock whose waiters spin for the wait policy's window and then sleep, which is how
 /// libgomp's waiters wait for its locks too (its spin count is set by `OMP_WAIT_POLICY` as
-/// well): `active` spins without end, `passive` sleeps at once.
+/// well): `active` spins without end, `passive` sleeps at once, and when `OMP_NUM_THREADS`
+/// exceeds the CPUs the window is throttled to `OVERSUBSCRIBED_LOCK_WINDOW`, as libgomp
+/// throttles its spin count.
 pub(crate) fn new_lock() -> DynRawMutex {
     globals().config.critical_lock()
 }

@@ -93,4 +93,4 @@ pub use pin::{
 #[cfg(not(loom))]
 pub use reduce::{ReductionKind, reduce};
 #[cfg(not(loom))]
-pub use team::{Context, Runtime, global, parallel, parallel_for};
+pub use team::{Context, OVERSUBSCRIBED_LOCK_WINDOW, Runtime, global, parallel, parallel_for};

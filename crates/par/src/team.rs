@@ -262,10 +262,20 @@ impl std::fmt::Debug for Runtime {
     }
 }
 
+/// The longest a waiter for the default `critical` lock spins when the team has more threads
+/// than there are CPUs: a waiter that spins then mostly keeps the lock's holder, or the thread
+/// about to take it, from running. libgomp throttles its spinning the same way (its
+/// `GOMP_SPINCOUNT` drops from 300,000 to 1,000 when threads outnumber CPUs). Measured on a
+/// 2-CPU VM, 4 threads, 10 µs critical sections: 0.74x libgomp's `critical` with the wait
+/// policy's 150 µs, 0.90x with 20 µs; shorter sections do not notice.
+pub const OVERSUBSCRIBED_LOCK_WINDOW: std::time::Duration = std::time::Duration::from_micros(20);
+
 impl Config {
     /// A lock of the configured kind, as `critical` takes it: a [`LockKind::TwoPhase`] lock
     /// (the default) spins for the wait policy's window before it sleeps, as every other waiter
-    /// of the team does ([`crate::WaitPolicy::spin_window`]); the other kinds wait their own way.
+    /// of the team does ([`crate::WaitPolicy::spin_window`]), but at most
+    /// [`OVERSUBSCRIBED_LOCK_WINDOW`] when `threads` exceeds the CPUs; the other kinds wait
+    /// their own way.
     ///
     /// Why the two-phase lock by default rather than the default mutex of `welltempered-lock`:
     /// that mutex's newcomers spin a few hints, yield, then queue and park, bounding how often a
@@ -278,7 +288,12 @@ impl Config {
     pub fn critical_lock(&self) -> DynRawMutex {
         match self.lock {
             LockKind::TwoPhase => {
-                DynRawMutex::TwoPhase(TwoPhase::with_window(self.wait.spin_window()))
+                let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let mut window = self.wait.spin_window();
+                if self.threads > cpus {
+                    window = window.min(OVERSUBSCRIBED_LOCK_WINDOW);
+                }
+                DynRawMutex::TwoPhase(TwoPhase::with_window(window))
             }
             kind => DynRawMutex::new(kind),
         }

@@ -255,7 +255,7 @@ impl Unguarded {
 }
 
 /// The default `critical` lock is the two-phase lock, spinning for exactly the wait policy's
-/// window; another kind is made as named.
+/// window (throttled when threads outnumber CPUs); another kind is made as named.
 #[test]
 fn the_default_critical_lock_spins_for_the_wait_policy_window() {
     let us = Duration::from_micros;
@@ -270,6 +270,7 @@ fn the_default_critical_lock_spins_for_the_wait_policy_window() {
     ] {
         let c = Config {
             wait,
+            threads: 1,
             ..Config::default()
         };
         assert_eq!(c.lock, LockKind::TwoPhase);
@@ -277,6 +278,21 @@ fn the_default_critical_lock_spins_for_the_wait_policy_window() {
             DynRawMutex::TwoPhase(l) => assert_eq!(l.window(), window, "{wait:?}"),
             other => panic!("{:?} for {wait:?}", other.kind()),
         }
+    }
+    // More threads than CPUs: the window is throttled.
+    let c = Config {
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get()) + 1,
+        wait: WaitPolicy::Active,
+        ..Config::default()
+    };
+    match c.critical_lock() {
+        DynRawMutex::TwoPhase(l) => {
+            assert_eq!(
+                l.window(),
+                Some(welltempered_par::OVERSUBSCRIBED_LOCK_WINDOW)
+            )
+        }
+        other => panic!("{:?}", other.kind()),
     }
     let c = Config {
         lock: LockKind::McsPark,
