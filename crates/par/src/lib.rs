@@ -46,8 +46,8 @@
 //!   ([`DEFAULT_SPIN_WINDOW`], and why).
 //! - `pin.rs`: [`Pinning`] and [`ProcBind`] (OpenMP places), and the affinity reset of threads
 //!   that must not be pinned.
-//! - `env.rs`: [`Config`], the `WELLTEMPERED_*` variables and OpenMP's `OMP_*` ones (with
-//!   libgomp's meaning), [`EnvError`].
+//! - `env/`: [`Config`], the `WELLTEMPERED_*` variables and OpenMP's `OMP_*` ones (with
+//!   libgomp's meaning), [`EnvError`]; `env/places.rs` resolves `OMP_PLACES` on the machine.
 //! - `macros.rs`: [`par_for!`].
 //!
 //! Semantics (see `team.rs` for the details): the master is thread 0 and runs its share on the
