@@ -150,7 +150,7 @@ impl TwoPhase {
     /// `deadline` has passed (`false`).
     fn spin(&self, deadline: Option<Instant>) -> bool {
         let window = self.window();
-        if window == Some(Duration::ZERO) && deadline.is_none() {
+        if window == Some(Duration::ZERO) {
             return false;
         }
         let start = Instant::now();

@@ -288,7 +288,11 @@ impl Config {
     pub fn critical_lock(&self) -> DynRawMutex {
         match self.lock {
             LockKind::TwoPhase => {
-                let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+                // Read once: `available_parallelism` reads the cgroup's quota files, and
+                // welltempered-gomp makes a lock per OpenMP lock it allocates.
+                static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+                let cpus = *CPUS
+                    .get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
                 let mut window = self.wait.spin_window();
                 if self.threads > cpus {
                     window = window.min(OVERSUBSCRIBED_LOCK_WINDOW);
