@@ -202,13 +202,15 @@ fn mutex_excludes() {
 
 /// The default mutex's hand-over: the main thread holds the lock while a second thread goes the
 /// slow way (queue, head, possibly sleeping on the outer word); the main thread then unlocks and
-/// takes the lock again with `lock`, barging while the word lets it. At most
-/// `MUTEX_BYPASS_LIMIT` (1 under loom) of those acquisitions may come before the head has had
-/// the lock, and the head always gets it in the end (loom reports a deadlock if a head sleeps
-/// with nobody left to wake it). (`try_lock` takes any free lock, as POSIX's trylock must, so
-/// the bound is `lock`'s.)
+/// takes the lock again with `lock`, barging while the word lets it, and yielding between
+/// rounds. The head always gets the lock in the end (loom reports a deadlock if a head sleeps
+/// with nobody left to wake it, and a livelock as a model that never ends). While the head is
+/// awake at most `MUTEX_BYPASS_LIMIT` (1 under loom) barging acquisitions count against it; a
+/// sleeping head lets barging go on uncounted until it runs again, so the number of barges
+/// here is not bounded by the limit: the bound itself is `barge`'s, unit-tested in `mutex.rs`.
+/// (`try_lock` takes any free lock, as POSIX's trylock must, so the bound is `lock`'s.)
 #[test]
-fn mutex_head_gets_the_lock_within_the_bypass_bound() {
+fn mutex_head_gets_the_lock_while_another_thread_barges() {
     loom::model(|| {
         let s = Arc::new(Shared {
             lock: RawMutex::new(),
@@ -221,23 +223,19 @@ fn mutex_head_gets_the_lock_within_the_bypass_bound() {
         while !s.lock.has_head() {
             thread::yield_now();
         }
-        let mut barged = 0;
         loop {
+            assert!(s.lock.bypass_count() <= MUTEX_BYPASS_LIMIT);
             // SAFETY: held (locked above or by the `lock` below).
             unsafe { s.lock.unlock() };
+            thread::yield_now();
             s.lock.lock();
             // SAFETY: held.
             if s.value.with(|v| unsafe { *v }) == 1 {
-                // The head had its turn first: nothing was overtaken.
+                // The head has had its turn.
                 // SAFETY: held.
                 unsafe { s.lock.unlock() };
                 break;
             }
-            barged += 1;
-            assert!(
-                barged <= MUTEX_BYPASS_LIMIT,
-                "overtook the head {barged} times"
-            );
         }
         t.join().unwrap();
         increment(&s);

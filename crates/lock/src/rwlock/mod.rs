@@ -23,8 +23,9 @@
 //! * Writers (and upgradable readers, which hold a writer's place) are ordered among
 //!   themselves by the crate's default mutex, a Fissile lock (see [`crate::Mutex`]): a writer
 //!   that finds no other writer takes its place at once, and those that cannot are served in
-//!   FIFO order, the first of them overtaken by at most
-//!   [`MUTEX_BYPASS_LIMIT`](crate::MUTEX_BYPASS_LIMIT) newcomers. The paper's PF-T orders
+//!   FIFO order, the first of them, while awake, overtaken by at most
+//!   [`MUTEX_BYPASS_LIMIT`](crate::MUTEX_BYPASS_LIMIT) newcomers and by none once it has
+//!   waited [`MUTEX_PATIENCE`](crate::MUTEX_PATIENCE). The paper's PF-T orders
 //!   writers with a ticket lock, strictly FIFO; when threads outnumber cores a ticket hands the
 //!   writer's place to a thread that is not running, and every writer behind it, and every
 //!   reader it then shuts out, waits for the scheduler: with a ticket this lock ran at
