@@ -563,17 +563,15 @@ impl RawMutex {
                     }
                 }
             }
-            if spins < HEAD_SPINS + HEAD_YIELDS {
-                if spins < HEAD_SPINS {
-                    spin_loop();
-                } else {
-                    // Oversubscribed, the holder may be waiting for this core.
-                    yield_now();
-                }
+            if spins < HEAD_SPINS {
+                spin_loop();
                 spins += 1;
                 s = self.state.load(Ordering::Relaxed);
                 continue;
             }
+            // From here on each round is a system call (a yield or a sleep), and a yield may
+            // give the CPU away for a while when threads outnumber CPUs: check the patience
+            // before each.
             if !impatient(s) && patience_over(since) {
                 // Waited out its patience: the word refuses barging from now on, as if the
                 // count had reached the bound.
@@ -581,6 +579,13 @@ impl RawMutex {
                 if !self.head_update(&mut s, next) {
                     continue;
                 }
+            }
+            if spins < HEAD_SPINS + HEAD_YIELDS {
+                // Oversubscribed, the holder may be waiting for this core.
+                yield_now();
+                spins += 1;
+                s = self.state.load(Ordering::Relaxed);
+                continue;
             }
             // Held: ask the unlocker to wake us, and let barging go on while we sleep unless
             // it is our turn.
