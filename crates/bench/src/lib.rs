@@ -45,6 +45,7 @@
 //! ```
 
 pub mod alloc;
+pub mod args;
 pub mod cli;
 pub mod compare;
 pub mod counters;
@@ -56,6 +57,7 @@ pub mod output;
 pub mod sections;
 pub mod stats;
 pub mod summary;
+pub mod work;
 
 /// The harness's error: a message for the user.
 #[derive(Clone, Debug, PartialEq, Eq)]

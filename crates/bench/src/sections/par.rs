@@ -29,12 +29,13 @@
 //! another's, and every variant starts from the same cold state. Results are checked: each
 //! application's answer must agree across variants, and the constructs count what they did.
 
-use super::mutex::{busy, busy_iters, parse_duration, parse_positive};
 use super::omp_programs;
 use super::{Ctx, Suite};
+use crate::args::{Threads, parse_duration, parse_positive, parse_threads};
 use crate::counters::Rusage;
 use crate::harness::{self, CHILD_COMMAND};
 use crate::model::{Group, Metric, Sample, Section};
+use crate::work::{busy, busy_iters};
 use crate::{Error, Result};
 use clap::{ArgMatches, Args, FromArgMatches};
 use serde::{Deserialize, Serialize};
@@ -256,9 +257,10 @@ pub struct ParArgs {
     /// Parts of the study: epcc, barrier, reduction, lock, apps, idle [default: all].
     #[arg(long, value_delimiter = ',')]
     pub parts: Option<Vec<String>>,
-    /// Team sizes for the constructs and barriers [default: 2,4,8; quick: 2,4].
-    #[arg(long, value_delimiter = ',', value_parser = parse_positive)]
-    pub threads: Option<Vec<usize>>,
+    /// Team sizes for the constructs and barriers, counts or ranges (2,4 or 2-8) [default: 2,4,8;
+    /// quick: 2,4].
+    #[arg(long, value_delimiter = ',', value_parser = parse_threads)]
+    pub threads: Option<Vec<Threads>>,
     /// EPCC constructs [default: all].
     #[arg(long, value_delimiter = ',', value_parser = parse_construct)]
     pub constructs: Option<Vec<Construct>>,
@@ -392,6 +394,7 @@ impl ParArgs {
             threads: self
                 .threads
                 .clone()
+                .map(Threads::flatten)
                 .unwrap_or_else(|| if quick { vec![2, 4] } else { vec![2, 4, 8] }),
             constructs: self
                 .constructs

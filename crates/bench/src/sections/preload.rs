@@ -13,8 +13,8 @@
 //! preload library built in the same profile as this command (under `cargo run` the section
 //! builds it with `$CARGO`). Where one is missing, the section says which, and is skipped.
 
-use super::mutex::{parse_duration, parse_positive};
 use super::{Ctx, Suite};
+use crate::args::{Threads, parse_duration, parse_positive, parse_threads};
 use crate::counters::Rusage;
 use crate::harness;
 use crate::model::{Group, Metric, Sample, Section};
@@ -52,9 +52,9 @@ pub struct PreloadArgs {
     /// reader finishes its read); name them in `--locks` to see that collapse.
     #[arg(long, value_delimiter = ',')]
     pub locks: Option<Vec<String>>,
-    /// Reader threads [default: 1,2,4,8,16; quick: 1,2,16].
-    #[arg(long, value_delimiter = ',', value_parser = parse_positive)]
-    pub threads: Option<Vec<usize>>,
+    /// Reader threads, counts or ranges (1,2 or 2-8) [default: 1,2,4,8,16; quick: 1,2,16].
+    #[arg(long, value_delimiter = ',', value_parser = parse_threads)]
+    pub threads: Option<Vec<Threads>>,
     /// Keys in the database [default: 200000; quick: 100000].
     #[arg(long, value_parser = parse_positive)]
     pub keys: Option<usize>,
@@ -111,13 +111,17 @@ impl PreloadArgs {
         }
         Ok(Plan {
             locks,
-            threads: self.threads.clone().unwrap_or_else(|| {
-                if quick {
-                    vec![1, 2, 16]
-                } else {
-                    vec![1, 2, 4, 8, 16]
-                }
-            }),
+            threads: self
+                .threads
+                .clone()
+                .map(Threads::flatten)
+                .unwrap_or_else(|| {
+                    if quick {
+                        vec![1, 2, 16]
+                    } else {
+                        vec![1, 2, 4, 8, 16]
+                    }
+                }),
             keys: self.keys.unwrap_or(if quick { 100_000 } else { 200_000 }),
             duration_ms: duration.as_millis() as u64,
             reps: self.reps.unwrap_or(if quick { 3 } else { 5 }),

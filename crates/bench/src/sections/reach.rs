@@ -11,8 +11,8 @@
 //! figure). Without network and without a corpus in the registry the section says so and skips
 //! that corpus.
 
-use super::mutex::parse_positive;
 use super::{Ctx, Suite};
+use crate::args::parse_positive;
 use crate::model::{Group, Metric, Rep, Sample, Section};
 use crate::{Error, Result};
 use clap::{ArgMatches, Args, FromArgMatches};

@@ -69,12 +69,13 @@
 //! their id and the level in their title, and follow the quiet group of the same cell, so the
 //! report shows them side by side. Nothing else about the measurements changes.
 
-use super::mutex::{busy, busy_iters_per_ns, parse_duration, parse_positive};
 use super::{Ctx, Suite};
+use crate::args::{parse_duration, parse_positive};
 use crate::counters::{HwCounters, Rusage};
 use crate::harness::{self, Progress};
 use crate::load::{Load, LoadGuard, parse_load};
 use crate::model::{Group, Metric, Sample, Section};
+use crate::work::{busy, busy_iters_per_ns};
 use crate::{Error, Result};
 use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
 use crossbeam_utils::{Backoff, CachePadded};
@@ -1623,7 +1624,7 @@ pub struct ChannelArgs {
     /// Channels [default: all; quick: a subset]. Unknown names list the valid ones.
     #[arg(long, value_delimiter = ',')]
     pub channels: Option<Vec<String>>,
-    /// Measured window of each run, e.g. 200ms [default: 200ms; quick: 100ms].
+    /// Measured window of each run, e.g. 200ms, 1.5s or 1m [default: 200ms; quick: 100ms].
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
     /// Repetitions (each runs every channel once) [default: 5; quick: 3].

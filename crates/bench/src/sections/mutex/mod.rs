@@ -20,16 +20,18 @@
 //! monomorphized: there is no dynamic dispatch on the hot path, only one function pointer per run.
 
 use super::{Ctx, Suite};
+use crate::args::{Threads, parse_duration, parse_positive, parse_threads};
 use crate::counters::{HwCounters, Rusage};
 use crate::harness::{self, Progress};
 use crate::model::{Group, Metric, Sample, Section};
+pub use crate::work::{busy, busy_iters, busy_iters_per_ns};
 use crate::{Error, Result};
 use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::hint::black_box;
+use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Barrier, OnceLock};
 use std::time::{Duration, Instant};
 use welltempered_lock as wl;
 
@@ -113,41 +115,6 @@ pub fn xorshift(mut x: u64) -> u64 {
     x ^= x >> 7;
     x ^= x << 17;
     x
-}
-
-/// A busy loop of `iters` iterations: the calibrated critical-section work.
-#[inline(never)]
-pub fn busy(iters: u64) {
-    let mut x = 0u64;
-    for i in 0..iters {
-        x = black_box(x ^ i);
-    }
-    black_box(x);
-}
-
-/// Iterations of [`busy`] per nanosecond on this machine, measured once per process (the best of
-/// a few trials, so a preempted trial does not count).
-pub fn busy_iters_per_ns() -> f64 {
-    static CAL: OnceLock<f64> = OnceLock::new();
-    *CAL.get_or_init(|| {
-        let n: u64 = if cfg!(miri) { 1 << 8 } else { 1 << 20 };
-        let mut best = f64::INFINITY;
-        for _ in 0..5 {
-            let t = Instant::now();
-            busy(n);
-            best = best.min(t.elapsed().as_nanos() as f64);
-        }
-        n as f64 / best.max(1.0)
-    })
-}
-
-/// Iterations of [`busy`] that take about `ns` nanoseconds (0 for 0).
-pub fn busy_iters(ns: u64) -> u64 {
-    if ns == 0 {
-        0
-    } else {
-        ((ns as f64 * busy_iters_per_ns()).round() as u64).max(1)
-    }
 }
 
 /// The MutexBench workloads, and the condition-variable ping-pong.
@@ -508,65 +475,16 @@ pub fn run_latency<L: BenchLock<Shared>>(spec: &Spec) -> Result<Sample> {
     })
 }
 
-/// Parses a duration: a number with unit `ns`, `us` (or `µs`), `ms` or `s`; a bare `0` is zero.
-pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
-    let t = s.trim();
-    if t == "0" {
-        return Ok(Duration::ZERO);
-    }
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .ok_or_else(|| format!("{s:?} needs a unit: ns, us, ms or s (e.g. 100ns, 200ms)"))?;
-    let (num, unit) = t.split_at(split);
-    let x: f64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number followed by a unit"))?;
-    let scale = match unit.trim() {
-        "ns" => 1e-9,
-        "us" | "µs" => 1e-6,
-        "ms" => 1e-3,
-        "s" => 1.0,
-        other => {
-            return Err(format!(
-                "unknown unit {other:?} in {s:?}; use ns, us, ms or s"
-            ));
-        }
-    };
-    let secs = x * scale;
-    if !secs.is_finite() || secs > 3600.0 {
-        return Err(format!("{s:?} is out of range (at most 1 hour)"));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
-fn parse_threads(s: &str) -> std::result::Result<usize, String> {
-    let n: usize = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a thread count"))?;
-    if !(1..=1024).contains(&n) {
-        return Err(format!("thread count {n} out of range 1..=1024"));
-    }
-    Ok(n)
-}
-
-/// Parses a positive integer option (repetitions, thread counts, sizes).
-pub fn parse_positive(s: &str) -> std::result::Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!("{s:?} must be a positive integer")),
-    }
-}
-
 /// Options of `welltempered mutex` (all lists are comma-separated).
 #[derive(Args, Clone, Debug, Default)]
 pub struct MutexArgs {
     /// Locks to run [default: all; quick: a subset]. Unknown names list the valid ones.
     #[arg(long, value_delimiter = ',')]
     pub locks: Option<Vec<String>>,
-    /// Thread counts [default: 1,2,4,8,16,64; quick: 1,2,4,16,64].
+    /// Thread counts or ranges (1,2,4 or 2-8) [default: 1,2,4,8,16,64; quick:
+    /// 1,2,4,16,64].
     #[arg(long, value_delimiter = ',', value_parser = parse_threads)]
-    pub threads: Option<Vec<usize>>,
+    pub threads: Option<Vec<Threads>>,
     /// Workloads [default: max,moderate,condvar,read50,read90,read99]. The read* workloads run
     /// the reader-writer locks (ours as `rwlock`, `parking_lot`, `std`) whatever --locks says.
     #[arg(long, value_delimiter = ',', value_enum)]
@@ -575,7 +493,7 @@ pub struct MutexArgs {
     /// 0,100ns,1us,10us on max and 0 on moderate; quick: 0].
     #[arg(long, value_delimiter = ',', value_parser = parse_duration)]
     pub cs: Option<Vec<Duration>>,
-    /// Measured window of each run, e.g. 200ms [default: 100ms; quick: 30ms].
+    /// Measured window of each run, e.g. 200ms, 1.5s or 1m [default: 100ms; quick: 30ms].
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
     /// Repetitions (each runs every lock once) [default: 5; quick: 3].
@@ -640,13 +558,17 @@ impl MutexArgs {
                 .collect(),
             None => locks().iter().map(|e| e.name.to_string()).collect(),
         };
-        let threads = self.threads.clone().unwrap_or_else(|| {
-            if quick {
-                vec![1, 2, 4, 16, 64]
-            } else {
-                vec![1, 2, 4, 8, 16, 64]
-            }
-        });
+        let threads = self
+            .threads
+            .clone()
+            .map(Threads::flatten)
+            .unwrap_or_else(|| {
+                if quick {
+                    vec![1, 2, 4, 16, 64]
+                } else {
+                    vec![1, 2, 4, 8, 16, 64]
+                }
+            });
         let workloads = self.workload.clone().unwrap_or_else(|| {
             vec![
                 Workload::Max,
