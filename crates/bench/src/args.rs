@@ -50,6 +50,19 @@ fn decimal_duration(t: &str) -> Option<Result<Duration, String>> {
     })
 }
 
+/// Whether `given` names `name`: case does not matter, nor `-` against `_` (`Parking-Lot`
+/// names `parking_lot`, `hemlock_park` names `hemlock-park`).
+pub fn same_name(name: &str, given: &str) -> bool {
+    let norm = |c: char| {
+        if c == '_' {
+            '-'
+        } else {
+            c.to_ascii_lowercase()
+        }
+    };
+    name.len() == given.len() && name.chars().map(norm).eq(given.chars().map(norm))
+}
+
 /// Parses a positive integer option (repetitions, sizes).
 pub fn parse_positive(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
@@ -130,6 +143,15 @@ mod tests {
         for bad in ["0", "1025", "8-2", "x", "2-", "-3", "1-2-3", ""] {
             assert!(parse_threads(bad).is_err(), "{bad:?} was accepted");
         }
+    }
+
+    #[test]
+    fn names_ignore_case_and_dash_or_underscore() {
+        assert!(same_name("parking_lot", "Parking-Lot"));
+        assert!(same_name("hemlock-park", "HEMLOCK_PARK"));
+        assert!(same_name("std", "std"));
+        assert!(!same_name("mcs", "mcs-park"));
+        assert!(!same_name("ticket", "tickets"));
     }
 
     #[test]

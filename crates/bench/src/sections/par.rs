@@ -31,7 +31,7 @@
 
 use super::omp_programs;
 use super::{Ctx, Suite};
-use crate::args::{Threads, parse_duration, parse_positive, parse_threads};
+use crate::args::{Threads, parse_duration, parse_positive, parse_threads, same_name};
 use crate::counters::Rusage;
 use crate::harness::{self, CHILD_COMMAND};
 use crate::model::{Group, Metric, Sample, Section};
@@ -336,13 +336,13 @@ impl ParArgs {
         let parts = match &self.parts {
             Some(p) => {
                 let mut out = Vec::new();
-                for name in p.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-                    if !PARTS.contains(&name) {
+                for given in p.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+                    let Some(name) = PARTS.iter().find(|n| same_name(n, given)) else {
                         return Err(Error::new(format!(
-                            "unknown part {name:?}; valid parts: {}",
+                            "unknown part {given:?}; valid parts: {}",
                             PARTS.join(", ")
                         )));
-                    }
+                    };
                     out.push(name.to_string());
                 }
                 out

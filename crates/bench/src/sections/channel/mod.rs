@@ -70,7 +70,7 @@
 //! report shows them side by side. Nothing else about the measurements changes.
 
 use super::{Ctx, Suite};
-use crate::args::{parse_duration, parse_positive};
+use crate::args::{parse_duration, parse_positive, same_name};
 use crate::counters::{HwCounters, Rusage};
 use crate::harness::{self, Progress};
 use crate::load::{Load, LoadGuard, parse_load};
@@ -778,13 +778,16 @@ fn small_runner(name: &str, cap: usize) -> Result<Runner> {
 
 /// The channel called `name`, or an error listing the valid names.
 pub fn channel_entry(name: &str) -> Result<&'static ChannelEntry> {
-    channels().iter().find(|e| e.name == name).ok_or_else(|| {
-        let valid: Vec<&str> = channels().iter().map(|e| e.name).collect();
-        Error::new(format!(
-            "unknown channel {name:?}; valid channels: {}",
-            valid.join(", ")
-        ))
-    })
+    channels()
+        .iter()
+        .find(|e| same_name(e.name, name))
+        .ok_or_else(|| {
+            let valid: Vec<&str> = channels().iter().map(|e| e.name).collect();
+            Error::new(format!(
+                "unknown channel {name:?}; valid channels: {}",
+                valid.join(", ")
+            ))
+        })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1696,8 +1699,8 @@ impl ChannelArgs {
         let channels: Vec<String> = match &self.channels {
             Some(l) => {
                 let mut out: Vec<String> = Vec::new();
-                for name in l.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-                    channel_entry(name)?;
+                for given in l.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+                    let name = channel_entry(given)?.name;
                     if !out.iter().any(|o| o == name) {
                         out.push(name.to_string());
                     }

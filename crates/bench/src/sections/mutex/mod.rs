@@ -20,7 +20,7 @@
 //! monomorphized: there is no dynamic dispatch on the hot path, only one function pointer per run.
 
 use super::{Ctx, Suite};
-use crate::args::{Threads, parse_duration, parse_positive, parse_threads};
+use crate::args::{Threads, parse_duration, parse_positive, parse_threads, same_name};
 use crate::counters::{HwCounters, Rusage};
 use crate::harness::{self, Progress};
 use crate::model::{Group, Metric, Sample, Section};
@@ -257,13 +257,16 @@ pub const QUICK_LOCKS: &[&str] = &[
 
 /// The lock called `name`, or an error listing the valid names.
 pub fn lock_entry(name: &str) -> Result<&'static LockEntry> {
-    locks().iter().find(|e| e.name == name).ok_or_else(|| {
-        let valid: Vec<&str> = locks().iter().map(|e| e.name).collect();
-        Error::new(format!(
-            "unknown lock {name:?}; valid locks: {}",
-            valid.join(", ")
-        ))
-    })
+    locks()
+        .iter()
+        .find(|e| same_name(e.name, name))
+        .ok_or_else(|| {
+            let valid: Vec<&str> = locks().iter().map(|e| e.name).collect();
+            Error::new(format!(
+                "unknown lock {name:?}; valid locks: {}",
+                valid.join(", ")
+            ))
+        })
 }
 
 /// Runs one measurement of `spec` in this process.
@@ -540,8 +543,8 @@ impl MutexArgs {
         let locks: Vec<String> = match &self.locks {
             Some(l) => {
                 let mut out: Vec<String> = Vec::new();
-                for name in l.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-                    lock_entry(name)?;
+                for given in l.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+                    let name = lock_entry(given)?.name;
                     if !out.iter().any(|o| o == name) {
                         out.push(name.to_string());
                     }
