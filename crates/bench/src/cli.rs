@@ -112,7 +112,7 @@ pub fn main() -> i32 {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e}");
-            1
+            e.exit_code()
         }
     }
 }
@@ -202,7 +202,7 @@ pub fn run(matches: &ArgMatches, argv: &[String], out: &mut dyn Write) -> Result
                 for n in only {
                     if find(n).is_none() {
                         let valid: Vec<&str> = registry().iter().map(|s| s.name()).collect();
-                        return Err(Error::new(format!(
+                        return Err(Error::usage(format!(
                             "unknown section {n:?}; valid sections: {}",
                             valid.join(", ")
                         )));

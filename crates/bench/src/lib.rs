@@ -59,20 +59,58 @@ pub mod stats;
 pub mod summary;
 pub mod work;
 
-/// The harness's error: a message for the user.
+/// The harness's error: a message for the user, and whether it is about the command line (bad
+/// input, exit code [`EXIT_USAGE`]) or about the run (exit code 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error(String);
+pub struct Error {
+    msg: String,
+    usage: bool,
+}
+
+/// The exit code of bad input, whichever layer rejects it: clap's, so that a malformed value
+/// and an unknown name exit alike.
+pub const EXIT_USAGE: i32 = 2;
 
 impl Error {
-    /// An error with this message.
+    /// An error of the run with this message.
     pub fn new(msg: impl Into<String>) -> Self {
-        Self(msg.into())
+        Self {
+            msg: msg.into(),
+            usage: false,
+        }
+    }
+
+    /// An error of the command line (bad input) with this message.
+    pub fn usage(msg: impl Into<String>) -> Self {
+        Self {
+            msg: msg.into(),
+            usage: true,
+        }
+    }
+
+    /// This error, as one of the command line: what a section's plan rejects is bad input.
+    #[must_use]
+    pub fn into_usage(self) -> Self {
+        Self {
+            usage: true,
+            ..self
+        }
+    }
+
+    /// Whether this is an error of the command line.
+    pub fn is_usage(&self) -> bool {
+        self.usage
+    }
+
+    /// The process's exit code for this error.
+    pub fn exit_code(&self) -> i32 {
+        if self.usage { EXIT_USAGE } else { 1 }
     }
 }
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.msg)
     }
 }
 

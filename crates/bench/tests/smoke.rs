@@ -136,12 +136,36 @@ fn bad_lock_name_lists_valid_ones() {
         ])
         .output()
         .unwrap();
-    assert!(!out.status.success());
+    // Bad input: clap's usage code, as for a malformed value.
+    assert_eq!(out.status.code(), Some(welltempered_bench::EXIT_USAGE));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("unknown lock \"nosuch\"") && err.contains("parking_lot"),
         "{err}"
     );
+}
+
+/// Whichever layer rejects bad input (clap for a malformed value, a section's plan for an
+/// unknown name or an empty list, the report for an unknown section), the exit code is the same.
+#[test]
+fn bad_input_exits_with_one_code_whichever_layer_rejects_it() {
+    for args in [
+        &["mutex", "--threads", "8-2"][..],
+        &["mutex", "--duration", "5parsecs"],
+        &["mutex", "--nosuchflag"],
+        &["par", "--parts", "nosuch"],
+        &["channel", "--channels", "nosuch"],
+        &["report", "--only", "nosuch"],
+    ] {
+        let out = Command::new(exe()).args(args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(welltempered_bench::EXIT_USAGE),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stderr.is_empty(), "{args:?} said nothing");
+    }
 }
 
 #[test]

@@ -359,8 +359,8 @@ impl Suite for PreloadBench {
     }
 
     fn run(&self, args: &ArgMatches, ctx: &Ctx<'_>) -> Result<Section> {
-        let a = PreloadArgs::from_arg_matches(args).map_err(|e| Error::new(e.to_string()))?;
-        run_plan(&a.plan(ctx.quick)?, ctx)
+        let a = PreloadArgs::from_arg_matches(args).map_err(|e| Error::usage(e.to_string()))?;
+        run_plan(&a.plan(ctx.quick).map_err(Error::into_usage)?, ctx)
     }
 
     fn run_child(&self, _spec: &serde_json::Value) -> Result<Sample> {

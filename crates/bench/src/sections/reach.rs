@@ -166,7 +166,7 @@ impl Suite for ReachBench {
     }
 
     fn run(&self, args: &ArgMatches, ctx: &Ctx<'_>) -> Result<Section> {
-        let a = ReachArgs::from_arg_matches(args).map_err(|e| Error::new(e.to_string()))?;
+        let a = ReachArgs::from_arg_matches(args).map_err(|e| Error::usage(e.to_string()))?;
         run_reach(&a, ctx)
     }
 
