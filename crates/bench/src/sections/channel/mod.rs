@@ -154,32 +154,40 @@ trait Flavor: 'static {
     fn make<T: Send + 'static>() -> (Self::Tx<T>, Self::Rx<T>);
 }
 
-impl<T: Send> TxEnd<T> for wc::Sender<T> {
-    fn send(&mut self, v: T) -> bool {
-        wc::Sender::send(self, v).is_ok()
-    }
-    fn send_many(&mut self, it: impl Iterator<Item = T>) -> bool {
-        self.send_iter(it).is_ok()
-    }
-    fn dup(&self) -> Option<Self> {
-        Some(self.clone())
-    }
+/// The ends of our channel, for its plain handles and its shareable ones (which deref to them).
+macro_rules! ours_ends {
+    ($tx:ty, $rx:ty) => {
+        impl<T: Send> TxEnd<T> for $tx {
+            fn send(&mut self, v: T) -> bool {
+                wc::Sender::send(self, v).is_ok()
+            }
+            fn send_many(&mut self, it: impl Iterator<Item = T>) -> bool {
+                self.send_iter(it).is_ok()
+            }
+            fn dup(&self) -> Option<Self> {
+                Some(self.clone())
+            }
+        }
+
+        impl<T: Send> RxEnd<T> for $rx {
+            fn recv(&mut self) -> Option<T> {
+                wc::Receiver::recv(self).ok()
+            }
+            fn try_recv(&mut self) -> Option<T> {
+                wc::Receiver::try_recv(self).ok()
+            }
+            fn recv_many(&mut self, buf: &mut Vec<T>, max: usize) -> bool {
+                wc::Receiver::recv_many(self, buf, max).is_ok()
+            }
+            fn dup(&self) -> Option<Self> {
+                Some(self.clone())
+            }
+        }
+    };
 }
 
-impl<T: Send> RxEnd<T> for wc::Receiver<T> {
-    fn recv(&mut self) -> Option<T> {
-        wc::Receiver::recv(self).ok()
-    }
-    fn try_recv(&mut self) -> Option<T> {
-        wc::Receiver::try_recv(self).ok()
-    }
-    fn recv_many(&mut self, buf: &mut Vec<T>, max: usize) -> bool {
-        wc::Receiver::recv_many(self, buf, max).is_ok()
-    }
-    fn dup(&self) -> Option<Self> {
-        Some(self.clone())
-    }
-}
+ours_ends!(wc::Sender<T>, wc::Receiver<T>);
+ours_ends!(wc::SharedSender<T>, wc::SharedReceiver<T>);
 
 impl<T: Send> TxEnd<T> for wc::spsc::Sender<T> {
     fn send(&mut self, v: T) -> bool {
@@ -484,6 +492,7 @@ impl<T: Send, Q: SpinQueue<T>> RxEnd<T> for QueueRx<Q> {
 struct Ours;
 struct OursBounded;
 struct OursSpsc;
+struct OursShared;
 struct Crossbeam;
 struct CrossbeamBounded;
 struct StdMpsc;
@@ -507,6 +516,17 @@ impl Flavor for OursBounded {
     type Rx<T: Send + 'static> = wc::Receiver<T>;
     fn make<T: Send + 'static>() -> (Self::Tx<T>, Self::Rx<T>) {
         wc::bounded(BOUND)
+    }
+}
+
+/// The shareable handles of `shared::unbounded`: crossbeam's `Sync` handles, in effect, and
+/// what the drop-in `compat/crossbeam-channel` gives a patched program. Both sides run the
+/// shared disciplines whatever the handle counts.
+impl Flavor for OursShared {
+    type Tx<T: Send + 'static> = wc::SharedSender<T>;
+    type Rx<T: Send + 'static> = wc::SharedReceiver<T>;
+    fn make<T: Send + 'static>() -> (Self::Tx<T>, Self::Rx<T>) {
+        wc::shared::unbounded()
     }
 }
 
@@ -692,6 +712,7 @@ pub fn channels() -> &'static [ChannelEntry] {
         entry!("ours", true, true, true, true, Ours),
         entry!("ours-bounded", true, true, true, true, OursBounded),
         entry!("ours-spsc", true, false, false, true, OursSpsc),
+        entry!("ours-shared", true, true, true, true, OursShared),
         entry!("crossbeam", false, true, true, true, Crossbeam),
         entry!(
             "crossbeam-bounded",
