@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The peer crates' own test suites, run against the drop-in crates of compat/ (README.md,
+# "Drop-in crates"). For each peer, at the version its compat crate pins:
+#   1. cargo fetches the peer's published crate from crates.io (its package ships its tests);
+#   2. its tests/ are copied into a scratch package whose `crossbeam_channel` (say) is
+#      compat/crossbeam-channel, with the peer's dev-dependencies;
+#   3. `cargo test` runs them, skipping only the tests listed below, each with its reason.
+# Nothing fetched is kept in the repository; the scratch packages live in a temporary
+# directory (COMPAT_SUITES_DIR to choose it; its target/ is reused between runs).
+# CI runs this (.ci/run). Needs network for the first fetch of each peer.
+#
+# Usage: scripts/compat-suites.sh [crossbeam-channel ...]   (default: every peer)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=${COMPAT_SUITES_DIR:-$(mktemp -d -t welltempered-compat-XXXXXX)}
+mkdir -p "$work"
+export CARGO_TARGET_DIR=$work/target
+
+# The published source of NAME at VERSION, fetched by cargo; prints its directory.
+peer_source() {
+    local name=$1 version=$2 probe=$work/fetch-$1
+    mkdir -p "$probe/src"
+    touch "$probe/src/lib.rs"
+    cat >"$probe/Cargo.toml" <<EOF
+[package]
+name = "fetch-$name"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+$name = "=$version"
+[workspace]
+EOF
+    cargo fetch --quiet --manifest-path "$probe/Cargo.toml" >&2
+    cargo metadata --quiet --format-version 1 --manifest-path "$probe/Cargo.toml" |
+        python3 -c 'import json,sys,os
+m=json.load(sys.stdin)
+print(next(os.path.dirname(p["manifest_path"]) for p in m["packages"]
+           if p["name"]==sys.argv[1] and p["version"]==sys.argv[2]))' "$name" "$version"
+}
+
+# crossbeam-channel: its tests/ against compat/crossbeam-channel.
+crossbeam_channel() {
+    local version src suite
+    version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/compat/crossbeam-channel/Cargo.toml" | head -1)
+    src=$(peer_source crossbeam-channel "$version")
+    suite=$work/crossbeam-channel-suite
+    rm -rf "$suite"
+    mkdir -p "$suite/src"
+    cp -r "$src/tests" "$suite/tests"
+    cp "$src/LICENSE-MIT" "$src/LICENSE-APACHE" "$suite/"
+    touch "$suite/src/lib.rs"
+    # crossbeam-channel's dev-dependencies at the versions its manifest names, and
+    # crossbeam-utils (a normal dependency of it that its tests use).
+    cat >"$suite/Cargo.toml" <<EOF
+[package]
+name = "crossbeam-channel-suite"
+version = "$version"
+edition = "2021"
+publish = false
+license = "MIT OR Apache-2.0"
+[dev-dependencies]
+crossbeam-channel = { path = "$root/compat/crossbeam-channel" }
+crossbeam-utils = "0.8.18"
+num_cpus = "1.13.0"
+rand = "0.8"
+signal-hook = "0.3"
+[workspace]
+EOF
+    # Skipped, per test file, each for a stated difference of the channel (documented in
+    # compat/crossbeam-channel/src/lib.rs and, for the rendezvous `Select`, in the channel's
+    # ported tests/crossbeam_select.rs, where the same tests are ignored):
+    #   R: a rendezvous send chosen by a selection is sent with the blocking `send` afterwards,
+    #      not committed together with its receiver as crossbeam does; it can block forever
+    #      (a stale count of blocked receivers, or recv+send selectors on one rendezvous channel
+    #      that all choose to send) or starve while its receivers are awake.
+    #   E: `select!` evaluates a send case's message before the selection (crossbeam: only for
+    #      the chosen case), so `send(s, panic!())` panics.
+    #   A: a `select!` that sleeps allocates its wake-up signal; the test counts allocations.
+    #   N: each `never()` is a channel of its own; crossbeam's are all one channel.
+    local -A skips=(
+        [array]="recv_in_send"                                  # E
+        [list]="recv_in_send"                                   # E
+        [zero]="recv_in_send"                                   # E
+        [golang]="chan_test::test_select_fairness select2::main" # R, A
+        [ready]="stress_send stress_mixed"                      # R
+        [select]="stress_send stress_mixed matching matching_with_leftover fairness2 reuse send_and_clone sync_and_clone" # R
+        [same_channel]="never_same_channel"                     # N
+    )
+    local files=0 failed=() t name args
+    echo "crossbeam-channel $version: its own tests ($(ls "$suite/tests" | wc -l) files) against compat/crossbeam-channel" >&2
+    (cd "$suite" && cargo test --quiet --tests --no-run)
+    for t in "$suite"/tests/*.rs; do
+        name=$(basename "$t" .rs)
+        args=(--exact)
+        for skipped in ${skips[$name]:-}; do args+=(--skip "$skipped"); done
+        echo "== tests/$name.rs${skips[$name]:+ (skipped: ${skips[$name]})}" >&2
+        files=$((files + 1))
+        (cd "$suite" && cargo test --quiet --test "$name" -- "${args[@]}") || failed+=("$name")
+    done
+    if [ ${#failed[@]} -gt 0 ]; then
+        echo "crossbeam-channel $version: failed in ${failed[*]} (of $files test files)" >&2
+        return 1
+    fi
+    echo "crossbeam-channel $version: every test file passed ($files files)" >&2
+}
+
+peers=("$@")
+[ ${#peers[@]} -gt 0 ] || peers=(crossbeam-channel)
+for peer in "${peers[@]}"; do
+    case $peer in
+        crossbeam-channel) crossbeam_channel ;;
+        *) echo "unknown peer: $peer (known: crossbeam-channel)" >&2; exit 2 ;;
+    esac
+done
