@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Real Rust programs, unmodified, on welltempered: each is built twice from its published
+# crate, as published and with `[patch.crates-io]` pointing its channel dependency at compat/,
+# then both are run on the same input, alternately, and compared: output (identical or not),
+# and wall time, CPU time and peak RSS as paired ratios (ours / as published; below 1 means ours
+# is faster or smaller). Opt-in (README.md): it builds each program twice in release.
+#
+# Programs (pinned):
+#   fd   fd-find 10.5.0, a parallel file walker: its walker threads send batches of paths over a
+#        crossbeam-channel `bounded(2 * threads)` to one receiver that prints them. Input: a tree
+#        of FD_FILES files (default 200000) in directories of 100. Output compared sorted (the
+#        walk order differs between runs of either build).
+#
+# Usage: scripts/programs.sh [fd ...]   (default: every program)
+#   PROGRAMS_DIR=DIR  work directory (default: a new temporary one); builds are reused.
+#   REPS=N            alternating pairs of runs (default 10).
+# Needs network for the first fetch of each program (cargo, from crates.io) and python3.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=${PROGRAMS_DIR:-$(mktemp -d -t welltempered-programs-XXXXXX)}
+reps=${REPS:-10}
+mkdir -p "$work"
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+
+# Builds crate NAME at VERSION as published into $work/NAME/base, and from a copy of its source
+# with `[patch.crates-io] PATCHED = compat/PATCHED` into $work/NAME/ours.
+build_both() {
+    local name=$1 version=$2 patched=$3 dir=$work/$1
+    mkdir -p "$dir"
+    if [ ! -x "$dir/base/bin/$4" ]; then
+        echo "building $name $version as published" >&2
+        CARGO_TARGET_DIR=$dir/target-base cargo install --quiet --locked "$name" \
+            --version "=$version" --root "$dir/base"
+    fi
+    if [ ! -x "$dir/ours/$4" ]; then
+        # `cargo install` unpacked the published source into cargo's registry cache.
+        local src
+        src=$(ls -d "$cargo_home"/registry/src/*/"$name-$version" | head -1)
+        rm -rf "$dir/src"
+        cp -r "$src" "$dir/src"
+        printf '\n[patch.crates-io]\n%s = { path = "%s" }\n[workspace]\n' \
+            "$patched" "$root/compat/$patched" >>"$dir/src/Cargo.toml"
+        echo "building $name $version with $patched patched to compat/$patched" >&2
+        # A lock entry of an older $patched keeps the patch unused: move that one entry to
+        # the patch (the rest of the published lock is kept).
+        cargo update --quiet --manifest-path "$dir/src/Cargo.toml" -p "$patched"
+        CARGO_TARGET_DIR=$dir/target-ours cargo build --quiet --release \
+            --manifest-path "$dir/src/Cargo.toml" --bin "$4"
+        if ! grep -q "welltempered-channel" "$dir/src/Cargo.lock"; then
+            echo "the patch did not take: $dir/src/Cargo.lock has no welltempered-channel" >&2
+            exit 1
+        fi
+        mkdir -p "$dir/ours"
+        cp "$dir/target-ours/release/$4" "$dir/ours/$4"
+    fi
+}
+
+# Runs BASE and OURS alternately ($reps pairs); each command's stdout, sorted, must be the same
+# for every run. Prints the paired ratios (median and range) of wall time, CPU time and peak RSS.
+compare() {
+    local label=$1 base=$2 ours=$3
+    shift 3
+    python3 - "$label" "$reps" "$base" "$ours" "$@" <<'EOF'
+import os, resource, statistics, subprocess, sys, time
+label, reps, base, ours, args = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
+def run(binary):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.Popen([binary] + args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out, _ = p.communicate()
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode != 0:
+        sys.exit(f"{binary} exited with {p.returncode}")
+    cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+    return wall, cpu, sorted(out.splitlines())
+# Peak RSS per run: RUSAGE_CHILDREN keeps the maximum over all children, so measure it in a
+# child of its own.
+def peak_rss(binary):
+    code = ("import resource,subprocess,sys;"
+            "subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL,check=True);"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    return int(subprocess.run([sys.executable, "-c", code, binary] + args,
+                              capture_output=True, text=True, check=True).stdout)
+ratios = {"wall": [], "cpu": [], "rss": []}
+reference = None
+identical = True
+for i in range(reps):
+    order = (base, ours) if i % 2 == 0 else (ours, base)
+    got = {}
+    for b in order:
+        wall, cpu, out = run(b)
+        if reference is None:
+            reference = out
+        identical &= out == reference
+        got[b] = (wall, cpu, peak_rss(b))
+    for k, j in (("wall", 0), ("cpu", 1), ("rss", 2)):
+        ratios[k].append(got[ours][j] / got[base][j])
+print(f"{label}: {len(reference)} output lines, output {'identical' if identical else 'DIFFERENT'} in all {2 * reps} runs")
+for k in ("wall", "cpu", "rss"):
+    v = sorted(ratios[k])
+    print(f"  {k:4} ours/base: median {statistics.median(v):.3f} [{v[0]:.3f}, {v[-1]:.3f}] over {reps} pairs")
+if not identical:
+    sys.exit(1)
+EOF
+}
+
+fd() {
+    local files=${FD_FILES:-200000} tree=$work/fd-tree
+    build_both fd-find 10.5.0 crossbeam-channel fd
+    if [ ! -f "$tree/.files-$files" ]; then
+        rm -rf "$tree"
+        python3 - "$tree" "$files" <<'EOF'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+exts = ("rs", "txt", "md", "c", "json")
+for i in range(n):
+    d = os.path.join(root, f"d{i // 10000:03}", f"e{(i // 100) % 100:02}")
+    if i % 100 == 0:
+        os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, f"f{i % 100:02}.{exts[i % 5]}"), "w").close()
+open(os.path.join(root, f".files-{n}"), "w").close()
+EOF
+    fi
+    # Every entry (`.`), and a filtered search (`-e rs`), with fd's default thread count.
+    compare "fd: all $files files" "$work/fd-find/base/bin/fd" "$work/fd-find/ours/fd" --hidden . "$tree"
+    compare "fd: -e rs" "$work/fd-find/base/bin/fd" "$work/fd-find/ours/fd" -e rs . "$tree"
+}
+
+programs=("$@")
+[ ${#programs[@]} -gt 0 ] || programs=(fd)
+for p in "${programs[@]}"; do
+    case $p in
+        fd) fd ;;
+        *) echo "unknown program: $p (known: fd)" >&2; exit 2 ;;
+    esac
+done
