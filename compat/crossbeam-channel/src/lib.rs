@@ -203,7 +203,7 @@ mod tests {
     #[test]
     fn shared_by_reference_nothing_lost_or_repeated() {
         let (s, r) = unbounded::<u64>();
-        const PER: u64 = 10_000;
+        const PER: u64 = if cfg!(miri) { 200 } else { 10_000 };
         std::thread::scope(|sc| {
             for p in 0..3u64 {
                 let s = &s;
