@@ -11,7 +11,17 @@
 #        of FD_FILES files (default 200000) in directories of 100. Output compared sorted (the
 #        walk order differs between runs of either build).
 #
-# Usage: scripts/programs.sh [fd ...]   (default: every program)
+#   logger  slog-async 2.8.0 (with slog 2.8.2), an asynchronous logger: logging threads send
+#        records over a crossbeam-channel `bounded` to one writing thread. The workload is
+#        scripts/programs/logger.rs: 2 threads log 10^6 records each (LOG_THREADS, LOG_LINES),
+#        blocking when the channel is full, so nothing is dropped. Output compared sorted.
+#   pool  rusty_pool 1.0.0, a thread pool whose workers share a crossbeam-channel `unbounded`:
+#        scripts/programs/pool.rs submits 10^6 small jobs (POOL_JOBS) to 2 workers
+#        (POOL_WORKERS) and prints their count and checksum.
+# The workloads of logger and pool are small programs of ours around the published crates,
+# built twice the same way (as resolved, and with the patch).
+#
+# Usage: scripts/programs.sh [fd|logger|pool ...]   (default: every program)
 #   PROGRAMS_DIR=DIR  work directory (default: a new temporary one); builds are reused.
 #   REPS=N            alternating pairs of runs (default 10).
 # Needs network for the first fetch of each program (cargo, from crates.io) and python3.
@@ -127,11 +137,60 @@ EOF
     compare "fd: -e rs" "$work/fd-find/base/bin/fd" "$work/fd-find/ours/fd" -e rs . "$tree"
 }
 
+# Builds the workload scripts/programs/NAME.rs against the crates DEP... ("name = \"=version\""),
+# as resolved into $work/NAME/base and, with the same lock but crossbeam-channel patched to
+# compat/crossbeam-channel, into $work/NAME/ours.
+build_workload() {
+    local name=$1 dir=$work/$1 variant
+    shift
+    for variant in base ours; do
+        mkdir -p "$dir/$variant/src"
+        cp "$root/scripts/programs/$name.rs" "$dir/$variant/src/main.rs"
+        {
+            printf '[package]\nname = "%s"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n' "$name"
+            printf '[dependencies]\n'
+            printf '%s\n' "$@"
+            printf '[profile.release]\nlto = true\ncodegen-units = 1\n'
+            if [ "$variant" = ours ]; then
+                printf '[patch.crates-io]\ncrossbeam-channel = { path = "%s" }\n' \
+                    "$root/compat/crossbeam-channel"
+            fi
+            printf '[workspace]\n'
+        } >"$dir/$variant/Cargo.toml"
+        if [ "$variant" = ours ]; then
+            cp "$dir/base/Cargo.lock" "$dir/ours/Cargo.lock"
+            cargo update --quiet --manifest-path "$dir/ours/Cargo.toml" -p crossbeam-channel
+            if ! grep -q "welltempered-channel" "$dir/ours/Cargo.lock"; then
+                echo "the patch did not take: $dir/ours/Cargo.lock has no welltempered-channel" >&2
+                exit 1
+            fi
+        fi
+        echo "building the $name workload ($variant)" >&2
+        CARGO_TARGET_DIR=$dir/target-$variant cargo build --quiet --release \
+            --manifest-path "$dir/$variant/Cargo.toml"
+        cp "$dir/target-$variant/release/$name" "$dir/$variant/$name"
+    done
+}
+
+logger() {
+    build_workload logger 'slog = "=2.8.2"' 'slog-async = "=2.8.0"'
+    compare "logger: slog-async, ${LOG_THREADS:-2} threads x ${LOG_LINES:-1000000} records" \
+        "$work/logger/base/logger" "$work/logger/ours/logger"
+}
+
+pool() {
+    build_workload pool 'rusty_pool = { version = "=1.0.0", default-features = false }'
+    compare "pool: rusty_pool, ${POOL_JOBS:-1000000} jobs on ${POOL_WORKERS:-2} workers" \
+        "$work/pool/base/pool" "$work/pool/ours/pool"
+}
+
 programs=("$@")
-[ ${#programs[@]} -gt 0 ] || programs=(fd)
+[ ${#programs[@]} -gt 0 ] || programs=(fd logger pool)
 for p in "${programs[@]}"; do
     case $p in
         fd) fd ;;
-        *) echo "unknown program: $p (known: fd)" >&2; exit 2 ;;
+        logger) logger ;;
+        pool) pool ;;
+        *) echo "unknown program: $p (known: fd, logger, pool)" >&2; exit 2 ;;
     esac
 done
