@@ -14,6 +14,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${COMPAT_SUITES_DIR:-$(mktemp -d -t welltempered-compat-XXXXXX)}
 mkdir -p "$work"
+work=$(cd "$work" && pwd)
 export CARGO_TARGET_DIR=$work/target
 
 # The published source of NAME at VERSION, fetched by cargo; prints its directory.

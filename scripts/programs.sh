@@ -30,6 +30,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=${PROGRAMS_DIR:-$(mktemp -d -t welltempered-programs-XXXXXX)}
 reps=${REPS:-10}
 mkdir -p "$work"
+work=$(cd "$work" && pwd)
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 
 # Builds crate NAME at VERSION as published into $work/NAME/base, and from a copy of its source
