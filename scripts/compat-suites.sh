@@ -2,14 +2,15 @@
 # The peer crates' own test suites, run against the drop-in crates of compat/ (README.md,
 # "Drop-in crates"). For each peer, at the version its compat crate pins:
 #   1. cargo fetches the peer's published crate from crates.io (its package ships its tests);
-#   2. its tests/ are copied into a scratch package whose `crossbeam_channel` (say) is
-#      compat/crossbeam-channel, with the peer's dev-dependencies;
+#   2. its tests (tests/, and for parking_lot the `#[cfg(test)]` modules of src/, which use
+#      only its public API) are copied into a scratch package whose `crossbeam_channel` (say)
+#      is compat/crossbeam-channel, with the peer's dev-dependencies;
 #   3. `cargo test` runs them, skipping only the tests listed below, each with its reason.
 # Nothing fetched is kept in the repository; the scratch packages live in a temporary
 # directory (COMPAT_SUITES_DIR to choose it; its target/ is reused between runs).
 # CI runs this (.ci/run). Needs network for the first fetch of each peer.
 #
-# Usage: scripts/compat-suites.sh [crossbeam-channel ...]   (default: every peer)
+# Usage: scripts/compat-suites.sh [crossbeam-channel|parking_lot ...]   (default: every peer)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${COMPAT_SUITES_DIR:-$(mktemp -d -t welltempered-compat-XXXXXX)}
@@ -38,6 +39,34 @@ EOF
 m=json.load(sys.stdin)
 print(next(os.path.dirname(p["manifest_path"]) for p in m["packages"]
            if p["name"]==sys.argv[1] and p["version"]==sys.argv[2]))' "$name" "$version"
+}
+
+# Runs each test file of the scratch package SUITE on its own, with cargo's extra arguments
+# CARGO_ARGS (a string) and the per-file skip lists of the associative array named SKIPS;
+# LABEL names the peer in the messages. Fails if any file fails.
+run_test_files() {
+    local label=$1 suite=$2 cargo_args=$3
+    local -n skip_lists=$4
+    local files=0 failed=() t name args
+    echo "$label: its own tests ($(ls "$suite/tests" | wc -l) files) against compat/" >&2
+    # shellcheck disable=SC2086
+    (cd "$suite" && cargo test --quiet $cargo_args --tests --no-run)
+    for t in "$suite"/tests/*.rs; do
+        name=$(basename "$t" .rs)
+        args=(--exact)
+        for skipped in ${skip_lists[$name]:-}; do args+=(--skip "$skipped"); done
+        echo "== tests/$name.rs${skip_lists[$name]:+ (skipped: ${skip_lists[$name]})}" >&2
+        files=$((files + 1))
+        # A hang fails the file (after 10 minutes) rather than stalling the run.
+        # shellcheck disable=SC2086
+        (cd "$suite" && timeout 600 cargo test --quiet $cargo_args --test "$name" -- "${args[@]}") ||
+            failed+=("$name")
+    done
+    if [ ${#failed[@]} -gt 0 ]; then
+        echo "$label: failed in ${failed[*]} (of $files test files)" >&2
+        return 1
+    fi
+    echo "$label: every test file passed ($files files)" >&2
 }
 
 # crossbeam-channel: its tests/ against compat/crossbeam-channel.
@@ -90,31 +119,50 @@ EOF
         [select]="stress_send stress_mixed matching matching_with_leftover fairness2 reuse send_and_clone sync_and_clone" # R
         [same_channel]="never_same_channel"                     # N
     )
-    local files=0 failed=() t name args
-    echo "crossbeam-channel $version: its own tests ($(ls "$suite/tests" | wc -l) files) against compat/crossbeam-channel" >&2
-    (cd "$suite" && cargo test --quiet --tests --no-run)
-    for t in "$suite"/tests/*.rs; do
-        name=$(basename "$t" .rs)
-        args=(--exact)
-        for skipped in ${skips[$name]:-}; do args+=(--skip "$skipped"); done
-        echo "== tests/$name.rs${skips[$name]:+ (skipped: ${skips[$name]})}" >&2
-        files=$((files + 1))
-        # A hang fails the file (after 10 minutes) rather than stalling the run.
-        (cd "$suite" && timeout 600 cargo test --quiet --test "$name" -- "${args[@]}") ||
-            failed+=("$name")
-    done
-    if [ ${#failed[@]} -gt 0 ]; then
-        echo "crossbeam-channel $version: failed in ${failed[*]} (of $files test files)" >&2
-        return 1
-    fi
-    echo "crossbeam-channel $version: every test file passed ($files files)" >&2
+    run_test_files "crossbeam-channel $version" "$suite" "" skips
+}
+
+# parking_lot: the test modules of its src/ files, and its tests/, against compat/parking_lot.
+parking_lot() {
+    local version src suite
+    version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/compat/parking_lot/Cargo.toml" | head -1)
+    src=$(peer_source parking_lot "$version")
+    suite=$work/parking_lot-suite
+    rm -rf "$suite"
+    mkdir -p "$suite/src" "$suite/tests"
+    cp "$src"/tests/*.rs "$suite/tests/"
+    cp "$src/LICENSE-MIT" "$src/LICENSE-APACHE" "$suite/"
+    touch "$suite/src/lib.rs"
+    # What is removed or rewritten, and why, is in the helper's documentation.
+    python3 "$root/scripts/compat-suites/parking_lot_tests.py" "$src/src" "$suite/tests"
+    # parking_lot's dev-dependencies at the versions its manifest names, and the features its
+    # tests are written for.
+    cat >"$suite/Cargo.toml" <<EOF
+[package]
+name = "parking_lot-suite"
+version = "$version"
+edition = "2021"
+publish = false
+license = "MIT OR Apache-2.0"
+[features]
+serde = ["parking_lot/serde"]
+arc_lock = ["parking_lot/arc_lock"]
+[dev-dependencies]
+parking_lot = { path = "$root/compat/parking_lot" }
+bincode = "1.3.3"
+rand = "0.8.3"
+[workspace]
+EOF
+    local -A none=()
+    run_test_files "parking_lot $version" "$suite" "--features serde,arc_lock" none
 }
 
 peers=("$@")
-[ ${#peers[@]} -gt 0 ] || peers=(crossbeam-channel)
+[ ${#peers[@]} -gt 0 ] || peers=(crossbeam-channel parking_lot)
 for peer in "${peers[@]}"; do
     case $peer in
         crossbeam-channel) crossbeam_channel ;;
-        *) echo "unknown peer: $peer (known: crossbeam-channel)" >&2; exit 2 ;;
+        parking_lot) parking_lot ;;
+        *) echo "unknown peer: $peer (known: crossbeam-channel parking_lot)" >&2; exit 2 ;;
     esac
 done
