@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Real Rust programs, unmodified, on welltempered: each is built twice from its published
-# crate, as published and with `[patch.crates-io]` pointing its channel dependency at compat/,
+# crate, as published and with `[patch.crates-io]` pointing its channel or lock dependency at compat/,
 # then both are run on the same input, alternately, and compared: output (identical or not),
 # and wall time, CPU time and peak RSS as paired ratios (ours / as published; below 1 means ours
 # is faster or smaller). Opt-in (README.md): it builds each program twice in release.
@@ -18,10 +18,14 @@
 #   pool  rusty_pool 1.0.0, a thread pool whose workers share a crossbeam-channel `unbounded`:
 #        scripts/programs/pool.rs submits 10^6 small jobs (POOL_JOBS) to 2 workers
 #        (POOL_WORKERS) and prints their count and checksum.
-# The workloads of logger and pool are small programs of ours around the published crates,
+#   runtime  tokio 1.54.1's multi-thread runtime with its `parking_lot` feature, its internal
+#        mutexes and condition variables parking_lot's, patched to compat/parking_lot:
+#        scripts/programs/runtime.rs spawns 10^6 tasks (RT_TASKS) and 10^5 blocking jobs
+#        (RT_BLOCKING) from outside the runtime, in batches of 1000, on 2 workers (RT_WORKERS).
+# The workloads of logger, pool and runtime are small programs of ours around the published crates,
 # built twice the same way (as resolved, and with the patch).
 #
-# Usage: scripts/programs.sh [fd|logger|pool ...]   (default: every program)
+# Usage: scripts/programs.sh [fd|logger|pool|runtime ...]   (default: every program)
 #   PROGRAMS_DIR=DIR  work directory (default: a new temporary one); builds are reused.
 #   REPS=N            alternating pairs of runs (default 10).
 # Needs network for the first fetch of each program (cargo, from crates.io) and python3.
@@ -139,11 +143,16 @@ EOF
 }
 
 # Builds the workload scripts/programs/NAME.rs against the crates DEP... ("name = \"=version\""),
-# as resolved into $work/NAME/base and, with the same lock but crossbeam-channel patched to
-# compat/crossbeam-channel, into $work/NAME/ours.
+# as resolved into $work/NAME/base and, with the same lock but PATCHED (crossbeam-channel or
+# parking_lot) patched to compat/PATCHED, into $work/NAME/ours.
 build_workload() {
-    local name=$1 dir=$work/$1 variant
-    shift
+    local name=$1 patched=$2 dir=$work/$1 variant marker
+    shift 2
+    case $patched in
+        crossbeam-channel) marker=welltempered-channel ;;
+        parking_lot) marker=welltempered-lock ;;
+        *) echo "no compat crate for $patched" >&2; exit 2 ;;
+    esac
     for variant in base ours; do
         mkdir -p "$dir/$variant/src"
         cp "$root/scripts/programs/$name.rs" "$dir/$variant/src/main.rs"
@@ -153,16 +162,16 @@ build_workload() {
             printf '%s\n' "$@"
             printf '[profile.release]\nlto = true\ncodegen-units = 1\n'
             if [ "$variant" = ours ]; then
-                printf '[patch.crates-io]\ncrossbeam-channel = { path = "%s" }\n' \
-                    "$root/compat/crossbeam-channel"
+                printf '[patch.crates-io]\n%s = { path = "%s" }\n' "$patched" \
+                    "$root/compat/$patched"
             fi
             printf '[workspace]\n'
         } >"$dir/$variant/Cargo.toml"
         if [ "$variant" = ours ]; then
             cp "$dir/base/Cargo.lock" "$dir/ours/Cargo.lock"
-            cargo update --quiet --manifest-path "$dir/ours/Cargo.toml" -p crossbeam-channel
-            if ! grep -q "welltempered-channel" "$dir/ours/Cargo.lock"; then
-                echo "the patch did not take: $dir/ours/Cargo.lock has no welltempered-channel" >&2
+            cargo update --quiet --manifest-path "$dir/ours/Cargo.toml" -p "$patched"
+            if ! grep -q "$marker" "$dir/ours/Cargo.lock"; then
+                echo "the patch did not take: $dir/ours/Cargo.lock has no $marker" >&2
                 exit 1
             fi
         fi
@@ -174,24 +183,32 @@ build_workload() {
 }
 
 logger() {
-    build_workload logger 'slog = "=2.8.2"' 'slog-async = "=2.8.0"'
+    build_workload logger crossbeam-channel 'slog = "=2.8.2"' 'slog-async = "=2.8.0"'
     compare "logger: slog-async, ${LOG_THREADS:-2} threads x ${LOG_LINES:-1000000} records" \
         "$work/logger/base/logger" "$work/logger/ours/logger"
 }
 
 pool() {
-    build_workload pool 'rusty_pool = { version = "=1.0.0", default-features = false }'
+    build_workload pool crossbeam-channel 'rusty_pool = { version = "=1.0.0", default-features = false }'
     compare "pool: rusty_pool, ${POOL_JOBS:-1000000} jobs on ${POOL_WORKERS:-2} workers" \
         "$work/pool/base/pool" "$work/pool/ours/pool"
 }
 
+runtime() {
+    build_workload runtime parking_lot \
+        'tokio = { version = "=1.54.1", features = ["rt-multi-thread", "parking_lot"] }'
+    compare "runtime: tokio (parking_lot), ${RT_TASKS:-1000000} tasks and ${RT_BLOCKING:-100000} blocking jobs on ${RT_WORKERS:-2} workers" \
+        "$work/runtime/base/runtime" "$work/runtime/ours/runtime"
+}
+
 programs=("$@")
-[ ${#programs[@]} -gt 0 ] || programs=(fd logger pool)
+[ ${#programs[@]} -gt 0 ] || programs=(fd logger pool runtime)
 for p in "${programs[@]}"; do
     case $p in
         fd) fd ;;
         logger) logger ;;
         pool) pool ;;
-        *) echo "unknown program: $p (known: fd, logger, pool)" >&2; exit 2 ;;
+        runtime) runtime ;;
+        *) echo "unknown program: $p (known: fd, logger, pool, runtime)" >&2; exit 2 ;;
     esac
 done
