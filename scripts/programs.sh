@@ -47,7 +47,7 @@ build_both() {
         CARGO_TARGET_DIR=$dir/target-base cargo install --quiet --locked "$name" \
             --version "=$version" --root "$dir/base"
     fi
-    if [ ! -x "$dir/ours/$4" ]; then
+    if [ ! -f "$dir/src/Cargo.lock" ] || ! grep -q "welltempered-channel\|welltempered-lock" "$dir/src/Cargo.lock"; then
         # `cargo install` unpacked the published source into cargo's registry cache.
         local src
         src=$(ls -d "$cargo_home"/registry/src/*/"$name-$version" | head -1)
@@ -55,19 +55,20 @@ build_both() {
         cp -r "$src" "$dir/src"
         printf '\n[patch.crates-io]\n%s = { path = "%s" }\n[workspace]\n' \
             "$patched" "$root/compat/$patched" >>"$dir/src/Cargo.toml"
-        echo "building $name $version with $patched patched to compat/$patched" >&2
         # A lock entry of an older $patched keeps the patch unused: move that one entry to
         # the patch (the rest of the published lock is kept).
         cargo update --quiet --manifest-path "$dir/src/Cargo.toml" -p "$patched"
-        CARGO_TARGET_DIR=$dir/target-ours cargo build --quiet --release \
-            --manifest-path "$dir/src/Cargo.toml" --bin "$4"
         if ! grep -q "welltempered-channel" "$dir/src/Cargo.lock"; then
             echo "the patch did not take: $dir/src/Cargo.lock has no welltempered-channel" >&2
             exit 1
         fi
-        mkdir -p "$dir/ours"
-        cp "$dir/target-ours/release/$4" "$dir/ours/$4"
     fi
+    # Built every time (cargo rebuilds only what changed), so that a change to compat/ is in.
+    echo "building $name $version with $patched patched to compat/$patched" >&2
+    CARGO_TARGET_DIR=$dir/target-ours cargo build --quiet --release \
+        --manifest-path "$dir/src/Cargo.toml" --bin "$4"
+    mkdir -p "$dir/ours"
+    cp "$dir/target-ours/release/$4" "$dir/ours/$4"
 }
 
 # Runs BASE and OURS alternately ($reps pairs); each command's stdout, sorted, must be the same

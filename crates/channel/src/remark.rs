@@ -47,6 +47,18 @@ pub(crate) fn line(
     s
 }
 
+/// The last line of a channel built at `site`, when it is dropped: the most handles of each
+/// side that were alive at once, and the implementation that many handles select.
+pub(crate) fn closing_line(site: &Location<'_>, senders: usize, receivers: usize) -> String {
+    format!(
+        "remark: channel at {}:{}:{}: dropped; at most {senders} senders and {receivers} receivers at once ({} by its handles)",
+        site.file(),
+        site.line(),
+        site.column(),
+        topology(senders, receivers),
+    )
+}
+
 /// Prints a remark line on stderr. Never panics (`eprintln!` does when stderr fails, e.g. a
 /// closed pipe): remarks are printed in the middle of `clone` and `drop`, after the handle
 /// count has changed, where an unwind would leave the count wrong for good.
@@ -69,5 +81,9 @@ mod tests {
         assert!(l.contains("mpsc (senders: 2, receivers: 1) after clone at "));
         assert_eq!(topology(1, 3), "spmc");
         assert_eq!(topology(2, 2), "mpmc");
+        let l = closing_line(here, 3, 1);
+        assert!(l.ends_with(
+            ": dropped; at most 3 senders and 1 receivers at once (mpsc by its handles)"
+        ));
     }
 }

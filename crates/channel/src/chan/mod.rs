@@ -27,7 +27,7 @@ pub use handles::{IntoIter, Iter, Receiver, RecvGuard, Sender, TryIter};
 use std::time::Instant;
 use timer::Timer;
 pub use timer::{after, at, never, tick};
-use topology::{Counts, handles};
+use topology::{Counts, Peaks, handles};
 
 /// How a blocked operation waits, chosen per channel with [`Builder::wait`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,6 +150,18 @@ pub(crate) struct Chan<T> {
     site: &'static Location<'static>,
     /// The timer of a timer channel (`timer.rs`), fired by receives that find it empty.
     timer: Option<Timer<T>>,
+    /// The most handles of each side alive at once, kept only while remarks are on (for the
+    /// channel's last remark).
+    peaks: Peaks,
+}
+
+impl<T> Drop for Chan<T> {
+    fn drop(&mut self) {
+        if remark::enabled() {
+            let (s, r) = self.peaks.get();
+            remark::emit(&remark::closing_line(self.site, s, r));
+        }
+    }
 }
 
 impl<T> Chan<T> {
@@ -174,6 +186,7 @@ impl<T> Chan<T> {
             send_ec: EventCount::new(),
             site,
             timer,
+            peaks: Peaks::new(),
         });
         if remark::enabled() {
             remark::emit(&remark::line(site, &chan.kind(1, 1), 1, 1, None));

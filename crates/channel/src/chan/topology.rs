@@ -57,6 +57,38 @@ impl Counts {
     }
 }
 
+/// The most handles of each side alive at once, for the channel's last remark. Updated only
+/// while remarks are on, by `clone` and `into_shared` (never on a send or a receive).
+pub(super) struct Peaks {
+    senders: AtomicUsize,
+    receivers: AtomicUsize,
+}
+
+impl Peaks {
+    /// One sender and one receiver.
+    pub(super) fn new() -> Self {
+        Self {
+            senders: AtomicUsize::new(1),
+            receivers: AtomicUsize::new(1),
+        }
+    }
+
+    /// The peaks so far: (senders, receivers).
+    pub(super) fn get(&self) -> (usize, usize) {
+        // Relaxed: read when the channel is dropped, after every handle's drop.
+        (
+            self.senders.load(Ordering::Relaxed),
+            self.receivers.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Notes a side whose raw count is now `raw`.
+    fn note(peak: &AtomicUsize, raw: usize) {
+        // Relaxed: a statistic, read once at the end.
+        peak.fetch_max(handles(raw), Ordering::Relaxed);
+    }
+}
+
 impl<T> Chan<T> {
     /// Pushes with the discipline the sender count selects; hands the value back when full.
     /// The caller holds a `Sender` of this channel (and so is on the one thread that can use it).
@@ -208,8 +240,12 @@ impl<T> Chan<T> {
         // Relaxed: the new handle reaches another thread only through a synchronising
         // transfer, which carries this increment with it (as `Arc::clone`).
         let before = self.counts.senders.fetch_add(n, Ordering::Relaxed);
-        if before == 1 && remark::enabled() {
-            self.remark_change(what, at);
+        if remark::enabled() {
+            Peaks::note(&self.peaks.senders, before + n);
+            // A change of discipline, or (on a side already shared) a second handle.
+            if before == 1 || (handles(before) == 1 && handles(before + n) > 1) {
+                self.remark_change(what, at);
+            }
         }
     }
 
@@ -248,8 +284,12 @@ impl<T> Chan<T> {
         }
         // Relaxed: as in `add_senders`.
         let before = self.counts.receivers.fetch_add(n, Ordering::Relaxed);
-        if before == 1 && remark::enabled() {
-            self.remark_change(what, at);
+        if remark::enabled() {
+            Peaks::note(&self.peaks.receivers, before + n);
+            // A change of discipline, or (on a side already shared) a second handle.
+            if before == 1 || (handles(before) == 1 && handles(before + n) > 1) {
+                self.remark_change(what, at);
+            }
         }
     }
 
