@@ -28,6 +28,8 @@
 # Usage: scripts/programs.sh [fd|logger|pool|runtime ...]   (default: every program)
 #   PROGRAMS_DIR=DIR  work directory (default: a new temporary one); builds are reused.
 #   REPS=N            alternating pairs of runs (default 10).
+#   REMARKS=1         also show, per program, the channels its patched build made (run-time
+#                     remarks) beside cargo welltempered check's verdicts on the crate.
 # Needs network for the first fetch of each program (cargo, from crates.io) and python3.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +38,12 @@ reps=${REPS:-10}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
+
+# The published source of crate NAME at VERSION in cargo's registry cache (once a build has
+# fetched it).
+registry_source() {
+    ls -d "$cargo_home"/registry/src/*/"$1-$2" | head -1
+}
 
 # Builds crate NAME at VERSION as published into $work/NAME/base, and from a copy of its source
 # with `[patch.crates-io] PATCHED = compat/PATCHED` into $work/NAME/ours.
@@ -49,10 +57,8 @@ build_both() {
     fi
     if [ ! -f "$dir/src/Cargo.lock" ] || ! grep -q "welltempered-channel\|welltempered-lock" "$dir/src/Cargo.lock"; then
         # `cargo install` unpacked the published source into cargo's registry cache.
-        local src
-        src=$(ls -d "$cargo_home"/registry/src/*/"$name-$version" | head -1)
         rm -rf "$dir/src"
-        cp -r "$src" "$dir/src"
+        cp -r "$(registry_source "$name" "$version")" "$dir/src"
         printf '\n[patch.crates-io]\n%s = { path = "%s" }\n[workspace]\n' \
             "$patched" "$root/compat/$patched" >>"$dir/src/Cargo.toml"
         # A lock entry of an older $patched keeps the patch unused: move that one entry to
@@ -141,6 +147,24 @@ EOF
     # Every entry (`.`), and a filtered search (`-e rs`), with fd's default thread count.
     compare "fd: all $files files" "$work/fd-find/base/bin/fd" "$work/fd-find/ours/fd" --hidden . "$tree"
     compare "fd: -e rs" "$work/fd-find/base/bin/fd" "$work/fd-find/ours/fd" -e rs . "$tree"
+    remarks "$(registry_source fd-find 10.5.0)" "$work/fd-find/ours/fd" --hidden . "$tree"
+}
+
+# With REMARKS=1: the channels the patched program made, from its run-time remarks
+# (WELLTEMPERED_REMARKS=1, once, on the arguments given), beside `cargo welltempered check`'s
+# static verdicts on CRATE_DIR, the published crate that makes them.
+remarks() {
+    local crate_dir=$1
+    shift
+    [ "${REMARKS:-0}" = 1 ] || return 0
+    local analyzer=$root/target/release/cargo-welltempered
+    cargo build --quiet --release --manifest-path "$root/Cargo.toml" -p welltempered-analyze \
+        --bin cargo-welltempered
+    echo "  run-time remarks of the patched build:"
+    WELLTEMPERED_REMARKS=1 "$@" 2>&1 >/dev/null | grep '^remark:' | awk '!seen[$0]++' |
+        sed "s|$cargo_home/registry/src/[^/]*/||g; s/^/    /"
+    echo "  static verdicts, cargo welltempered check on $(basename "$crate_dir"):"
+    "$analyzer" welltempered check "$crate_dir" 2>&1 | sed "s|$cargo_home/registry/src/[^/]*/||g; s/^/    /"
 }
 
 # Builds the workload scripts/programs/NAME.rs against the crates DEP... ("name = \"=version\""),
@@ -187,12 +211,14 @@ logger() {
     build_workload logger crossbeam-channel 'slog = "=2.8.2"' 'slog-async = "=2.8.0"'
     compare "logger: slog-async, ${LOG_THREADS:-2} threads x ${LOG_LINES:-1000000} records" \
         "$work/logger/base/logger" "$work/logger/ours/logger"
+    remarks "$(registry_source slog-async 2.8.0)" env LOG_LINES=1000 "$work/logger/ours/logger"
 }
 
 pool() {
     build_workload pool crossbeam-channel 'rusty_pool = { version = "=1.0.0", default-features = false }'
     compare "pool: rusty_pool, ${POOL_JOBS:-1000000} jobs on ${POOL_WORKERS:-2} workers" \
         "$work/pool/base/pool" "$work/pool/ours/pool"
+    remarks "$(registry_source rusty_pool 1.0.0)" env POOL_JOBS=1000 "$work/pool/ours/pool"
 }
 
 runtime() {
