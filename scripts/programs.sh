@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Real Rust programs, unmodified, on welltempered: each is built twice from its published
-# crate, as published and with `[patch.crates-io]` pointing its channel or lock dependency at compat/,
-# then both are run on the same input, alternately, and compared: output (identical or not),
-# and wall time, CPU time and peak RSS as paired ratios (ours / as published; below 1 means ours
-# is faster or smaller). Opt-in (README.md): it builds each program twice in release.
+# crate, as published and with `[patch.crates-io]` pointing its channel or lock dependency at
+# compat/; then `welltempered programs` (the harness's section) runs both builds on the same
+# input, alternately, and compares them: output (identical or not), and wall time, CPU time and
+# peak RSS as paired ratios. Opt-in (README.md): it builds each program twice in release.
 #
 # Programs (pinned):
 #   fd   fd-find 10.5.0, a parallel file walker: its walker threads send batches of paths over a
@@ -26,14 +26,17 @@
 # built twice the same way (as resolved, and with the patch).
 #
 # Usage: scripts/programs.sh [fd|logger|pool|runtime ...]   (default: every program)
-#   PROGRAMS_DIR=DIR  work directory (default: a new temporary one); builds are reused.
+#   PROGRAMS_DIR=DIR  work directory (default: target/programs, where `welltempered programs`
+#                     looks); builds are reused (the patched ones rebuilt when compat/ changed).
 #   REPS=N            alternating pairs of runs (default 10).
+#   BUILD_ONLY=1      build (and make fd's tree), measure nothing.
 #   REMARKS=1         also show, per program, the channels its patched build made (run-time
 #                     remarks) beside cargo welltempered check's verdicts on the crate.
-# Needs network for the first fetch of each program (cargo, from crates.io) and python3.
+# Needs network for the first fetch of each program (cargo, from crates.io) and python3 (which
+# makes fd's tree).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-work=${PROGRAMS_DIR:-$(mktemp -d -t welltempered-programs-XXXXXX)}
+work=${PROGRAMS_DIR:-$root/target/programs}
 reps=${REPS:-10}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -79,53 +82,6 @@ build_both() {
 
 # Runs BASE and OURS alternately ($reps pairs); each command's stdout, sorted, must be the same
 # for every run. Prints the paired ratios (median and range) of wall time, CPU time and peak RSS.
-compare() {
-    local label=$1 base=$2 ours=$3
-    shift 3
-    python3 - "$label" "$reps" "$base" "$ours" "$@" <<'EOF'
-import os, resource, statistics, subprocess, sys, time
-label, reps, base, ours, args = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
-def run(binary):
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    p = subprocess.Popen([binary] + args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    out, _ = p.communicate()
-    wall = time.perf_counter() - t0
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if p.returncode != 0:
-        sys.exit(f"{binary} exited with {p.returncode}")
-    cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
-    return wall, cpu, sorted(out.splitlines())
-# Peak RSS per run: RUSAGE_CHILDREN keeps the maximum over all children, so measure it in a
-# child of its own.
-def peak_rss(binary):
-    code = ("import resource,subprocess,sys;"
-            "subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL,check=True);"
-            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    return int(subprocess.run([sys.executable, "-c", code, binary] + args,
-                              capture_output=True, text=True, check=True).stdout)
-ratios = {"wall": [], "cpu": [], "rss": []}
-reference = None
-identical = True
-for i in range(reps):
-    order = (base, ours) if i % 2 == 0 else (ours, base)
-    got = {}
-    for b in order:
-        wall, cpu, out = run(b)
-        if reference is None:
-            reference = out
-        identical &= out == reference
-        got[b] = (wall, cpu, peak_rss(b))
-    for k, j in (("wall", 0), ("cpu", 1), ("rss", 2)):
-        ratios[k].append(got[ours][j] / got[base][j])
-print(f"{label}: {len(reference)} output lines, output {'identical' if identical else 'DIFFERENT'} in all {2 * reps} runs")
-for k in ("wall", "cpu", "rss"):
-    v = sorted(ratios[k])
-    print(f"  {k:4} ours/base: median {statistics.median(v):.3f} [{v[0]:.3f}, {v[-1]:.3f}] over {reps} pairs")
-if not identical:
-    sys.exit(1)
-EOF
-}
 
 fd() {
     local files=${FD_FILES:-200000} tree=$work/fd-tree
@@ -144,9 +100,6 @@ for i in range(n):
 open(os.path.join(root, f".files-{n}"), "w").close()
 EOF
     fi
-    # Every entry (`.`), and a filtered search (`-e rs`), with fd's default thread count.
-    compare "fd: all $files files" "$work/fd-find/base/bin/fd" "$work/fd-find/ours/fd" --hidden . "$tree"
-    compare "fd: -e rs" "$work/fd-find/base/bin/fd" "$work/fd-find/ours/fd" -e rs . "$tree"
     remarks "$(registry_source fd-find 10.5.0)" "$work/fd-find/ours/fd" --hidden . "$tree"
 }
 
@@ -209,33 +162,33 @@ build_workload() {
 
 logger() {
     build_workload logger crossbeam-channel 'slog = "=2.8.2"' 'slog-async = "=2.8.0"'
-    compare "logger: slog-async, ${LOG_THREADS:-2} threads x ${LOG_LINES:-1000000} records" \
-        "$work/logger/base/logger" "$work/logger/ours/logger"
     remarks "$(registry_source slog-async 2.8.0)" env LOG_LINES=1000 "$work/logger/ours/logger"
 }
 
 pool() {
     build_workload pool crossbeam-channel 'rusty_pool = { version = "=1.0.0", default-features = false }'
-    compare "pool: rusty_pool, ${POOL_JOBS:-1000000} jobs on ${POOL_WORKERS:-2} workers" \
-        "$work/pool/base/pool" "$work/pool/ours/pool"
     remarks "$(registry_source rusty_pool 1.0.0)" env POOL_JOBS=1000 "$work/pool/ours/pool"
 }
 
 runtime() {
     build_workload runtime parking_lot \
         'tokio = { version = "=1.54.1", features = ["rt-multi-thread", "parking_lot"] }'
-    compare "runtime: tokio (parking_lot), ${RT_TASKS:-1000000} tasks and ${RT_BLOCKING:-100000} blocking jobs on ${RT_WORKERS:-2} workers" \
-        "$work/runtime/base/runtime" "$work/runtime/ours/runtime"
 }
 
 programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(fd logger pool runtime)
 for p in "${programs[@]}"; do
     case $p in
-        fd) fd ;;
-        logger) logger ;;
-        pool) pool ;;
-        runtime) runtime ;;
+        fd | logger | pool | runtime) ;;
         *) echo "unknown program: $p (known: fd, logger, pool, runtime)" >&2; exit 2 ;;
     esac
 done
+for p in "${programs[@]}"; do
+    "$p"
+done
+[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
+# The measurement: the harness's programs section, on what was just built.
+list=$(IFS=,; echo "${programs[*]}")
+cargo run --quiet --release --manifest-path "$root/Cargo.toml" -p welltempered-bench -- \
+    programs --no-build --dir "$work" --reps "$reps" --programs "$list" \
+    --json "$work/programs.json" --out "$work/report"

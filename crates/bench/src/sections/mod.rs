@@ -13,6 +13,7 @@ pub mod mutex;
 pub mod omp_programs;
 pub mod par;
 pub mod preload;
+pub mod programs;
 pub mod reach;
 
 /// What a run of a section needs from the harness.
@@ -46,6 +47,7 @@ pub fn registry() -> Vec<&'static dyn Suite> {
         &preload::PreloadBench,
         &par::ParBench,
         &reach::ReachBench,
+        &programs::ProgramsBench,
     ]
 }
 

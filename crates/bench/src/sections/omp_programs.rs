@@ -158,7 +158,7 @@ fn children_cpu() -> f64 {
 }
 
 /// A 52-bit FNV-1a hash of `bytes` (exact as an `f64`, for the sample's `extra`).
-fn hash52(bytes: &[u8]) -> f64 {
+pub(crate) fn hash52(bytes: &[u8]) -> f64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);
