@@ -109,7 +109,6 @@ EOF
     #   E: `select!` evaluates a send case's message before the selection (crossbeam: only for
     #      the chosen case), so `send(s, panic!())` panics.
     #   A: a `select!` that sleeps allocates its wake-up signal; the test counts allocations.
-    #   N: each `never()` is a channel of its own; crossbeam's are all one channel.
     local -A skips=(
         [array]="recv_in_send"                                  # E
         [list]="recv_in_send"                                   # E
@@ -117,7 +116,6 @@ EOF
         [golang]="chan_test::test_select_fairness chan::main select2::main" # R, R, A
         [ready]="stress_send stress_mixed"                      # R
         [select]="stress_send stress_mixed matching matching_with_leftover fairness2 reuse send_and_clone sync_and_clone" # R
-        [same_channel]="never_same_channel"                     # N
     )
     run_test_files "crossbeam-channel $version" "$suite" "" skips
 }

@@ -28,7 +28,12 @@
 //! remark: channel at src/main.rs:2:20: spsc (senders: 1, receivers: 1)
 //! remark: channel at src/main.rs:2:20: mpsc (senders: 1, receivers: 1) after into_shared at src/main.rs:2:20
 //! remark: channel at src/main.rs:2:20: mpmc (senders: 1, receivers: 1) after into_shared at src/main.rs:2:20
+//! remark: channel at src/main.rs:2:20: dropped; at most 1 senders and 1 receivers at once (spsc by its handles)
 //! ```
+//!
+//! The last line, when the channel is dropped, says how many handles each side really had at
+//! once (here one each: a channel whose shareable handles were never cloned), and a clone that
+//! makes a second handle on a side is remarked with its site.
 //!
 //! **Differences from crossbeam-channel 0.5.17** (each one is the channel's, documented there):
 //! - In [`select!`], a `send` case's value is evaluated before the selection, not only for the

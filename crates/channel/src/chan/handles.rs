@@ -462,9 +462,16 @@ impl<T> Receiver<T> {
         }
     }
 
-    /// Whether both handles belong to the same channel.
+    /// Whether both handles belong to the same channel. Every receiver of [`never`](crate::never) is the
+    /// same channel as every other (as crossbeam-channel's are).
+    ///
+    /// ```
+    /// let (a, b) = (welltempered_channel::never::<u8>(), welltempered_channel::never::<u8>());
+    /// assert!(a.same_channel(&b));
+    /// assert!(!a.same_channel(&welltempered_channel::unbounded::<u8>().1));
+    /// ```
     pub fn same_channel(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.chan, &other.chan)
+        Arc::ptr_eq(&self.chan, &other.chan) || (self.chan.is_never() && other.chan.is_never())
     }
 
     /// Live receivers of this channel.

@@ -119,13 +119,13 @@ impl Builder {
     /// An unbounded channel. The construction site is what remarks report.
     #[track_caller]
     pub fn unbounded<T>(self) -> (Sender<T>, Receiver<T>) {
-        Chan::build_with(None, self.wait, Location::caller(), None)
+        Chan::build_with(None, self.wait, Location::caller(), None, false)
     }
 
     /// A channel holding at most `cap` elements; `0` makes a rendezvous channel.
     #[track_caller]
     pub fn bounded<T>(self, cap: usize) -> (Sender<T>, Receiver<T>) {
-        Chan::build_with(Some(cap), self.wait, Location::caller(), None)
+        Chan::build_with(Some(cap), self.wait, Location::caller(), None, false)
     }
 }
 
@@ -153,6 +153,9 @@ pub(crate) struct Chan<T> {
     /// The most handles of each side alive at once, kept only while remarks are on (for the
     /// channel's last remark).
     peaks: Peaks,
+    /// Made by `never()`: every such channel is the same channel to `same_channel`, as
+    /// crossbeam's are (it has no state to tell them apart).
+    never: bool,
 }
 
 impl<T> Drop for Chan<T> {
@@ -170,6 +173,7 @@ impl<T> Chan<T> {
         wait: Wait,
         site: &'static Location<'static>,
         timer: Option<Timer<T>>,
+        never: bool,
     ) -> (Sender<T>, Receiver<T>) {
         let chan = Arc::new(Chan {
             queue: Queue::new(cap.map(|c| c.max(1))),
@@ -187,6 +191,7 @@ impl<T> Chan<T> {
             site,
             timer,
             peaks: Peaks::new(),
+            never,
         });
         if remark::enabled() {
             remark::emit(&remark::line(site, &chan.kind(1, 1), 1, 1, None));

@@ -102,7 +102,7 @@ impl Chan<Instant> {
         timer: Option<Timer<Instant>>,
         site: &'static Location<'static>,
     ) -> Receiver<Instant> {
-        let (tx, rx) = Chan::build_with(Some(1), Wait::Park, site, timer);
+        let (tx, rx) = Chan::build_with(Some(1), Wait::Park, site, timer, false);
         // The timer is the channel's one sender, a shared one that is never dropped: the
         // channel never disconnects, and the pushes of its receivers (which fire it) use the
         // shared discipline.
@@ -202,7 +202,7 @@ pub fn tick(duration: Duration) -> Receiver<Instant> {
 #[track_caller]
 pub fn never<T>() -> Receiver<T> {
     // Capacity 0, as crossbeam's: always full, always empty.
-    let (tx, rx) = Chan::build_with(Some(0), Wait::Park, Location::caller(), None);
+    let (tx, rx) = Chan::build_with(Some(0), Wait::Park, Location::caller(), None, true);
     tx.chan.add_senders(SHARED, "never", Location::caller());
     drop(tx);
     rx

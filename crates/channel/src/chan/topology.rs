@@ -205,6 +205,11 @@ impl<T> Chan<T> {
         self.counts.senders.load(Ordering::Acquire) == 0
     }
 
+    /// Whether `never()` made this channel.
+    pub(super) fn is_never(&self) -> bool {
+        self.never
+    }
+
     /// Live senders (plain and shared handles).
     pub(super) fn sender_handles(&self) -> usize {
         handles(self.counts.senders.load(Ordering::Relaxed))
