@@ -1,39 +1,26 @@
-//! parking_lot's `Condvar`: a condition variable for [`crate::Mutex`], as a FIFO queue of
-//! waiters, each sleeping on a futex word of its own.
+//! parking_lot's `Condvar`: a condition variable for [`crate::Mutex`], with parking_lot's API.
 //!
-//! **Algorithm.** The queue-per-condition-variable design of parking_lot's `Condvar`
-//! (Amanieu d'Antras, <https://github.com/Amanieu/parking_lot>, after WebKit's `ParkingLot`,
-//! Filip Pizlo, "Locking in WebKit", 2016, <https://webkit.org/blog/6161/locking-in-webkit/>),
-//! with the queue held by the condition variable itself rather than a global hash table:
-//! - A waiter puts a node of its own (a reference-counted futex word) at the back of the queue
-//!   while it still holds the mutex, then unlocks the mutex and sleeps until its word is set.
-//!   Any notification that comes after the unlock therefore finds it in the queue.
-//! - `notify_one` takes the front node out under the queue's lock, sets its word there, and
-//!   wakes it after releasing the queue; `notify_all` does the same for every node.
-//! - A timed waiter whose deadline passes takes its node out under the queue's lock: if the
-//!   node is gone, a notifier took it first (and set its word under that lock), and the wait
-//!   counts as notified.
+//! **Algorithm.** The waiting protocol is [`crate::wait_queue`]'s: a FIFO queue of waiters,
+//! each sleeping on a futex word of its own (parking_lot's queue-per-condition-variable
+//! design). This file adds the mutex: a wait unlocks the guard's raw mutex after queueing and
+//! locks it again before returning.
 //!
 //! **Guarantees.** No spurious wake-ups: a wait returns only when notified or timed out.
 //! `notify_one` returns whether it woke a waiter and `notify_all` how many, exactly (a waiter
 //! counts from the moment it queued, under the mutex). Waiters are woken in the order they
 //! queued. Using the condition variable with two mutexes at once panics, before the wait
 //! changes anything (as parking_lot's). Unlike welltempered's own `Condvar`, `notify_all` wakes
-//! every waiter at once rather than moving them onto the mutex: each node has its own word.
-//! A notifier touches a waiter's word only through its own reference to the node, so a waiter
-//! that returns and drops its reference never leaves a notifier with a dangling word.
+//! every waiter at once rather than moving them onto the mutex: each waiter has its own word.
+//! The predicate of `wait_while` (user code) runs only with the mutex held, between waits.
 //!
 //! Memory: the queue (a `VecDeque` behind welltempered's 8-byte mutex) and one allocation per
 //! wait.
 
 use crate::RawMutex;
 use crate::lock_api::MutexGuard;
+use crate::wait_queue::WaitQueue;
 use core::ops::DerefMut;
-use core::sync::atomic::{AtomicU32, Ordering};
-use std::collections::VecDeque;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
-use welltempered_lock::futex;
 
 /// Whether a timed wait on a [`Condvar`] ended by its timeout.
 #[derive(Debug, PartialEq, Eq, Copy, Clone)]
@@ -45,21 +32,6 @@ impl WaitTimeoutResult {
     pub fn timed_out(self) -> bool {
         self.0
     }
-}
-
-/// One waiter's node: its futex word, 0 while it waits, 1 once notified.
-#[derive(Debug)]
-struct Waiter {
-    notified: AtomicU32,
-}
-
-/// The waiters, in the order they queued, and the mutex they use.
-#[derive(Debug)]
-struct Queue {
-    waiters: VecDeque<Arc<Waiter>>,
-    /// The address of the mutex of the waiters in the queue (meaningful while it is not
-    /// empty).
-    mutex: usize,
 }
 
 /// A condition variable for [`crate::Mutex`], with parking_lot's API.
@@ -76,7 +48,7 @@ struct Queue {
 /// assert!(!c.notify_one());
 /// ```
 pub struct Condvar {
-    queue: welltempered_lock::Mutex<Queue>,
+    queue: WaitQueue,
 }
 
 impl Condvar {
@@ -84,46 +56,20 @@ impl Condvar {
     #[inline]
     pub const fn new() -> Condvar {
         Condvar {
-            queue: welltempered_lock::Mutex::new(Queue {
-                waiters: VecDeque::new(),
-                mutex: 0,
-            }),
+            queue: WaitQueue::new(),
         }
     }
 
     /// Wakes the waiter that queued first, if any; returns whether there was one.
     #[inline]
     pub fn notify_one(&self) -> bool {
-        let waiter = {
-            let mut q = self.queue.lock();
-            let Some(waiter) = q.waiters.pop_front() else {
-                return false;
-            };
-            // Release: the waiter's Acquire load of its word sees this; set under the queue's
-            // lock so that a waiter timing out, which looks for its node under the same lock,
-            // finds either its node or its word set.
-            waiter.notified.store(1, Ordering::Release);
-            waiter
-        };
-        futex::wake(&waiter.notified, 1);
-        true
+        self.queue.notify_one()
     }
 
     /// Wakes every waiter; returns how many there were.
     #[inline]
     pub fn notify_all(&self) -> usize {
-        let waiters: Vec<Arc<Waiter>> = {
-            let mut q = self.queue.lock();
-            for w in &q.waiters {
-                // Release, under the queue's lock: as in `notify_one`.
-                w.notified.store(1, Ordering::Release);
-            }
-            q.waiters.drain(..).collect()
-        };
-        for w in &waiters {
-            futex::wake(&w.notified, 1);
-        }
-        waiters.len()
+        self.queue.notify_all()
     }
 
     /// Unlocks the guard's mutex, waits for a notification, and locks it again.
@@ -238,51 +184,19 @@ impl Condvar {
         // SAFETY: only the raw mutex is used, to unlock and relock it for the guard that the
         // caller lends us for the whole call; the data is not touched meanwhile.
         let mutex: &RawMutex = unsafe { MutexGuard::mutex(mutex_guard).raw() };
-        let me = Arc::new(Waiter {
-            notified: AtomicU32::new(0),
-        });
-        {
-            let mut q = self.queue.lock();
-            let address = core::ptr::from_ref(mutex) as usize;
-            if q.waiters.is_empty() {
-                q.mutex = address;
-            } else if q.mutex != address {
-                drop(q);
-                // Nothing has changed yet: the mutex is still held, the queue untouched.
-                panic!("attempted to use a condition variable with more than one mutex");
-            }
-            q.waiters.push_back(Arc::clone(&me));
+        let waited = self.queue.wait(
+            core::ptr::from_ref(mutex) as usize,
+            // SAFETY: the guard borrowed above holds the mutex; `reacquire` locks it again
+            // before the guard is given back, and nothing between can unwind.
+            || unsafe { mutex.release() },
+            || mutex.reacquire(),
+            deadline,
+        );
+        match waited {
+            Ok(timed_out) => WaitTimeoutResult(timed_out),
+            // Nothing has changed: the mutex is still held, the queue untouched.
+            Err(_) => panic!("attempted to use a condition variable with more than one mutex"),
         }
-        // SAFETY: the guard borrowed above holds the mutex; it is locked again below before
-        // the guard is given back, and nothing between can unwind.
-        unsafe { mutex.release() };
-        let timed_out = loop {
-            // Acquire: pairs with the notifier's Release store.
-            if me.notified.load(Ordering::Acquire) != 0 {
-                break false;
-            }
-            let timeout = match deadline {
-                None => None,
-                Some(deadline) => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        let mut q = self.queue.lock();
-                        match q.waiters.iter().position(|w| Arc::ptr_eq(w, &me)) {
-                            Some(i) => {
-                                q.waiters.remove(i);
-                                break true;
-                            }
-                            // A notifier took the node, and set its word, under this lock.
-                            None => break false,
-                        }
-                    }
-                    Some(deadline - now)
-                }
-            };
-            futex::wait(&me.notified, 0, timeout);
-        };
-        mutex.reacquire();
-        WaitTimeoutResult(timed_out)
     }
 }
 
