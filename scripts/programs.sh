@@ -13,7 +13,7 @@
 #
 #   logger  slog-async 2.8.0 (with slog 2.8.2), an asynchronous logger: logging threads send
 #        records over a crossbeam-channel `bounded` to one writing thread. The workload is
-#        scripts/programs/logger.rs: 2 threads log 10^6 records each (LOG_THREADS, LOG_LINES),
+#        scripts/programs/logger.rs: 2 threads log 5 * 10^6 records each (LOG_THREADS, LOG_LINES),
 #        blocking when the channel is full, so nothing is dropped. Output compared sorted.
 #   pool  rusty_pool 1.0.0, a thread pool whose workers share a crossbeam-channel `unbounded`:
 #        scripts/programs/pool.rs submits 10^6 small jobs (POOL_JOBS) to 2 workers

@@ -1,8 +1,8 @@
 //! Workload of `scripts/programs.sh logger`: slog-async, an asynchronous logger whose logging
 //! threads send records over a crossbeam-channel `bounded(chan_size)` to one thread that
 //! formats and writes them. `LOG_THREADS` threads (default 2) log `LOG_LINES` records each
-//! (default 10^6) with two key-value pairs; the drain writes one line per record to standard
-//! output. The channel blocks when full (`OverflowStrategy::Block`), so no record is dropped and
+//! (default 5 * 10^6, 10^7 records in all) with two key-value pairs; the drain writes one line
+//! per record to standard output. The channel blocks when full (`OverflowStrategy::Block`), so no record is dropped and
 //! the output is the same on every run but for the interleaving of the threads' lines.
 use slog::{Drain, Logger, OwnedKVList, Record, info, o};
 use std::io::{BufWriter, Stdout, Write};
@@ -40,7 +40,7 @@ fn env(name: &str, default: u64) -> u64 {
 }
 
 fn main() {
-    let (threads, lines) = (env("LOG_THREADS", 2), env("LOG_LINES", 1_000_000));
+    let (threads, lines) = (env("LOG_THREADS", 2), env("LOG_LINES", 5_000_000));
     let drain = Lines(Mutex::new(BufWriter::new(std::io::stdout())));
     let (drain, guard) = slog_async::Async::new(drain)
         .chan_size(1024)

@@ -92,7 +92,7 @@ const WORKLOADS: &[Workload] = &[
     Workload {
         name: "logger",
         program: "logger",
-        what: "slog-async 2.8.0 (crossbeam-channel): 2 threads log 10^6 records each",
+        what: "slog-async 2.8.0 (crossbeam-channel): 2 threads log 5 * 10^6 records each",
         published: "logger/base/logger",
         ours: "logger/ours/logger",
         args: &[],
@@ -165,6 +165,56 @@ struct Run {
     output_lines: usize,
 }
 
+/// A hash of a program's output, taken line by line as it streams.
+#[derive(Debug, Default)]
+struct OutputHash {
+    /// Order-dependent: each line's hash folded into the last (output compared as is).
+    ordered: u64,
+    /// Order-independent: the wrapping sum of the lines' hashes (output compared as a
+    /// multiset of lines, as if sorted).
+    unordered: u64,
+    sorted: bool,
+    lines: usize,
+}
+
+impl OutputHash {
+    /// Reads `out` to its end.
+    fn read(out: impl Read, sorted: bool) -> std::io::Result<Self> {
+        let mut h = OutputHash {
+            sorted,
+            ..Default::default()
+        };
+        let mut out = std::io::BufReader::with_capacity(1 << 16, out);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if std::io::BufRead::read_until(&mut out, b'\n', &mut line)? == 0 {
+                return Ok(h);
+            }
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            let l = hash52(&line) as u64;
+            h.ordered = h.ordered.wrapping_mul(0x0000_0100_0000_01b3) ^ l;
+            // A mix of the line's hash, so that equal sums from different lines are unlikely.
+            h.unordered = h
+                .unordered
+                .wrapping_add(l.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29));
+            h.lines += 1;
+        }
+    }
+
+    /// The hash, exact as an `f64` (52 bits).
+    fn value(&self) -> f64 {
+        let v = if self.sorted {
+            self.unordered
+        } else {
+            self.ordered
+        };
+        (v & ((1 << 52) - 1)) as f64
+    }
+}
+
 /// GNU time, which reports its child's peak RSS.
 const TIME: &str = "/usr/bin/time";
 
@@ -199,15 +249,17 @@ fn run_once(exe: &Path, args: &[String], sorted: bool) -> Result<Run> {
     let mut child = cmd
         .spawn()
         .map_err(|e| Error::new(format!("cannot run {}: {e}", exe.display())))?;
-    let mut out = Vec::new();
+    // The output is hashed as it streams (10^7 log lines are about 600 MB).
     let read = child
         .stdout
         .take()
-        .map(|mut s| s.read_to_end(&mut out))
+        .map(|s| OutputHash::read(s, sorted))
         .transpose();
     let (status, cpu_s) = wait4(child.id())?;
     let wall_s = t0.elapsed().as_secs_f64();
-    read.map_err(|e| Error::new(format!("reading {}'s output: {e}", exe.display())))?;
+    let out = read
+        .map_err(|e| Error::new(format!("reading {}'s output: {e}", exe.display())))?
+        .unwrap_or_default();
     if !status_success(status) {
         return Err(Error::new(format!(
             "{} {} failed (wait status {status})",
@@ -215,11 +267,6 @@ fn run_once(exe: &Path, args: &[String], sorted: bool) -> Result<Run> {
             args.join(" ")
         )));
     }
-    let mut lines: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
-    if sorted {
-        lines.sort_unstable();
-    }
-    let output_lines = lines.iter().filter(|l| !l.is_empty()).count();
     let max_rss_kb = if with_time {
         let text = std::fs::read_to_string(&rss_file)
             .map_err(|e| Error::new(format!("reading {}: {e}", rss_file.display())))?;
@@ -234,8 +281,8 @@ fn run_once(exe: &Path, args: &[String], sorted: bool) -> Result<Run> {
         wall_s,
         cpu_s,
         max_rss_kb,
-        output_hash: hash52(&lines.join(&b'\n')),
-        output_lines,
+        output_hash: out.value(),
+        output_lines: out.lines,
     })
 }
 
