@@ -255,14 +255,14 @@ fn run_once(exe: &Path, args: &[String], sorted: bool) -> Result<Run> {
         .take()
         .map(|s| OutputHash::read(s, sorted))
         .transpose();
-    let (status, cpu_s) = wait4(child.id())?;
+    let (status, cpu_s) = wait_child(&mut child)?;
     let wall_s = t0.elapsed().as_secs_f64();
     let out = read
         .map_err(|e| Error::new(format!("reading {}'s output: {e}", exe.display())))?
         .unwrap_or_default();
-    if !status_success(status) {
+    if let Err(status) = status {
         return Err(Error::new(format!(
-            "{} {} failed (wait status {status})",
+            "{} {} failed ({status})",
             exe.display(),
             args.join(" ")
         )));
@@ -286,14 +286,16 @@ fn run_once(exe: &Path, args: &[String], sorted: bool) -> Result<Run> {
     })
 }
 
-/// Waits for the child `pid`: its wait status, and the CPU seconds of it and its descendants.
-fn wait4(pid: u32) -> Result<(i32, f64)> {
-    let pid = libc::pid_t::try_from(pid).map_err(|e| Error::new(e.to_string()))?;
+/// Waits for `child`: whether it exited with 0 (else its wait status, in words), and the CPU
+/// seconds of it and its descendants (`wait4`).
+#[cfg(unix)]
+fn wait_child(child: &mut std::process::Child) -> Result<(std::result::Result<(), String>, f64)> {
+    let pid = libc::pid_t::try_from(child.id()).map_err(|e| Error::new(e.to_string()))?;
     let mut status = 0;
     // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     loop {
-        // SAFETY: `pid` is our child, not yet waited for (std's `Child` is never waited on
+        // SAFETY: `pid` is our child, not yet waited for (its `Child` is never waited on
         // here); `status` and `ru` are valid for writes.
         let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
         if r == pid {
@@ -305,12 +307,26 @@ fn wait4(pid: u32) -> Result<(i32, f64)> {
         }
     }
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Ok((status, secs(ru.ru_utime) + secs(ru.ru_stime)))
+    let exited = if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
+        Ok(())
+    } else {
+        Err(format!("wait status {status}"))
+    };
+    Ok((exited, secs(ru.ru_utime) + secs(ru.ru_stime)))
 }
 
-/// Whether a wait status is a normal exit with code 0.
-fn status_success(status: i32) -> bool {
-    libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+/// Waits for `child`: whether it exited with 0, and NaN CPU seconds (no `wait4` here).
+#[cfg(not(unix))]
+fn wait_child(child: &mut std::process::Child) -> Result<(std::result::Result<(), String>, f64)> {
+    let status = child
+        .wait()
+        .map_err(|e| Error::new(format!("waiting for a program: {e}")))?;
+    let exited = if status.success() {
+        Ok(())
+    } else {
+        Err(status.to_string())
+    };
+    Ok((exited, f64::NAN))
 }
 
 /// Runs the programs section.
