@@ -92,7 +92,9 @@ pub fn command() -> Command {
                 .arg(Arg::new("kind").required(true)),
         );
     for s in registry() {
-        cmd = cmd.subcommand(s.args(Command::new(s.name()).about(s.about())));
+        // The section's description after its options: `augment_args` would put the options
+        // struct's doc comment in its place.
+        cmd = cmd.subcommand(s.args(Command::new(s.name())).about(s.about()));
     }
     cmd
 }
@@ -340,6 +342,20 @@ mod tests {
     #[test]
     fn command_is_well_formed() {
         command().debug_assert();
+    }
+
+    #[test]
+    fn each_section_is_described_by_what_it_measures() {
+        let cmd = command();
+        for s in registry() {
+            let sub = cmd.find_subcommand(s.name()).unwrap();
+            assert_eq!(
+                sub.get_about().map(|a| a.to_string()),
+                Some(s.about().to_string()),
+                "{}",
+                s.name()
+            );
+        }
     }
 
     #[test]

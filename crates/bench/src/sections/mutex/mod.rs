@@ -824,8 +824,8 @@ impl Suite for MutexBench {
     }
 
     fn about(&self) -> &'static str {
-        "MutexBench: lock throughput at maximum and moderate contention, critical-section sweep, \
-         oversubscription, uncontended latency"
+        "Locks against std and parking_lot: throughput at maximum and moderate contention, the \
+         critical-section sweep, oversubscription, uncontended latency"
     }
 
     fn args(&self, cmd: clap::Command) -> clap::Command {
