@@ -9,7 +9,9 @@
 //! closure with [`OnceState::Poisoned`].
 //!
 //! **Guarantees.** The closure runs at most once to completion; every caller that returns
-//! sees its effects (Release when done, Acquire on every path that returns). The closure is
+//! sees its effects (Release when done, Acquire on every path that returns). After the store
+//! that ends an initialisation, only the word's address is used (to wake the sleepers), since
+//! a caller that sees it may free the `Once`. The closure is
 //! user code run with the locked bit set: it must not call into the same `Once` (it would wait
 //! for itself, as with parking_lot's and std's).
 
@@ -169,10 +171,13 @@ impl Once {
         struct PoisonOnUnwind<'a>(&'a Once);
         impl Drop for PoisonOnUnwind<'_> {
             fn drop(&mut self) {
+                // The address only, taken first: once the swap is seen, another thread may
+                // return and free the `Once`.
+                let word = self.0.0.as_ptr().cast_const();
                 // Release: pairs with the Acquire of the callers that find it poisoned.
                 let state = self.0.0.swap(POISON_BIT, Ordering::Release);
                 if state & PARKED_BIT != 0 {
-                    futex::wake_all(&self.0.0);
+                    futex::wake_address(word, u32::MAX);
                 }
             }
         }
@@ -186,10 +191,14 @@ impl Once {
         f(found);
         core::mem::forget(guard);
 
+        // The address only, taken first: once DONE is seen, another thread may return and free
+        // the `Once` (a wake on a freed address is at worst a spurious wake of whoever waits
+        // there now).
+        let word = self.0.as_ptr().cast_const();
         // Release: the initialiser's effects come with DONE.
         let state = self.0.swap(DONE_BIT, Ordering::Release);
         if state & PARKED_BIT != 0 {
-            futex::wake_all(&self.0);
+            futex::wake_address(word, u32::MAX);
         }
     }
 }
