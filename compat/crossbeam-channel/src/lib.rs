@@ -36,8 +36,9 @@
 //! makes a second handle on a side is remarked with its site.
 //!
 //! **Differences from crossbeam-channel 0.5.17** (each one is the channel's, documented there):
-//! - In [`select!`], a `send` case's value is evaluated before the selection, not only for the
-//!   chosen case.
+//! - In [`select!`], a `send` case's message is evaluated once that send is chosen, as in
+//!   crossbeam, but in a selection with a send on a rendezvous (`bounded(0)`) channel every
+//!   send's message is evaluated before the selection starts.
 //! - A `send` chosen by the dynamic [`Select`] was ready when chosen; if other senders took the
 //!   room since, [`SelectedOperation::send`] waits for room.
 //! - [`never`] is not a `const fn`.

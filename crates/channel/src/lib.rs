@@ -74,8 +74,9 @@
 //!
 //! Other differences: [`Receiver::recv_ref`] (a borrowing receive) needs a plain handle; the
 //! last receiver's drop drops the elements left in the channel, as crossbeam's current version
-//! does; in [`select!`] a `send` case's value is evaluated before the selection (crossbeam
-//! evaluates it only for the chosen case); a send chosen by the dynamic [`Select`] was ready
+//! does; in [`select!`] a `send` case's message is evaluated once that send is chosen, as
+//! crossbeam's is, except in a selection with a send on a rendezvous channel, which evaluates
+//! every send's message before it starts (see the macro); a send chosen by the dynamic [`Select`] was ready
 //! when chosen, and [`SelectedOperation::send`] waits for room if other senders took it since.
 //!
 //! # Select and timers

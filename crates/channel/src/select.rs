@@ -6,7 +6,10 @@
 //! **Algorithm.** Each operation is attempted in turn, starting at a random one so that no
 //! ready operation is starved (fairness when several are ready). A receive is attempted with
 //! `try_recv`, so the element is taken during the selection and the operation is complete once
-//! chosen; a send of the macro is attempted with `try_send`. When none succeeds, the selector
+//! chosen; a send of the macro is chosen when it can proceed, then given its message by the
+//! expansion (in the caller's code, with no registration held) and attempted with `try_send`
+//! (a selection with a rendezvous send has every message before it starts: see
+//! [`select!`](crate::select!)). When none succeeds, the selector
 //! spins and yields a little as a blocked receive does, then sleeps: it registers one signal
 //! with the eventcount of every operation's channel end (see `eventcount.rs`: counted as a
 //! waiter, so a notifier that would skip the wake-up for want of sleepers does not), issues one
@@ -106,6 +109,18 @@ pub trait Operation {
     fn complete_alone(&mut self, _deadline: Option<Instant>) -> Option<bool> {
         None
     }
+    /// For a send of the macro: whether it was just given its message (chosen, and neither
+    /// sent nor failed yet).
+    fn supplied(&self) -> bool {
+        false
+    }
+    /// For a send of the macro whose message is not evaluated: it is no longer chosen.
+    fn forgo(&mut self) {}
+    /// For a send of the macro: whether its channel needs the messages of the selection before
+    /// it starts (a rendezvous channel: see [`eager`]).
+    fn eager(&self) -> bool {
+        false
+    }
 }
 
 /// A `recv` case: the element (or the disconnection) is taken during the selection.
@@ -183,25 +198,47 @@ impl<T> Operation for RecvCase<'_, T> {
     }
 }
 
-/// A `send` case of the macro: the value is sent during the selection.
+/// A `send` case of the macro. Its message is evaluated by the macro's expansion (in the
+/// caller's code, outside the selection's protocol) once the case is chosen as ready, and sent
+/// then (see [`finish`]); once given, it is sent during the selection.
 #[doc(hidden)]
 pub struct SendCase<'a, T> {
     s: &'a Sender<T>,
+    /// The message, once evaluated.
     value: Option<T>,
+    /// Whether the message is yet to be evaluated.
+    pending: bool,
+    /// Whether the case may still be chosen for its message to be evaluated (no longer once
+    /// another case of the selection was given its message: see [`finish`]).
+    eligible: bool,
     result: Option<Result<(), SendError<T>>>,
     /// The selection's own blocked receives on this channel (see `set_own_receivers`).
     own: usize,
 }
 
 impl<'a, T> SendCase<'a, T> {
-    /// A send of `value` on `s`.
-    pub fn new(s: &'a Sender<T>, value: T) -> Self {
+    /// A send on `s`, its message to be given with [`SendCase::supply`] once chosen.
+    pub fn new(s: &'a Sender<T>) -> Self {
         Self {
             s,
-            value: Some(value),
+            value: None,
+            pending: true,
+            eligible: true,
             result: None,
             own: 0,
         }
+    }
+
+    /// Whether the case was chosen (or is a candidate) without its message yet.
+    pub fn is_pending(&self) -> bool {
+        self.pending
+    }
+
+    /// Gives the chosen case its message.
+    pub fn supply(&mut self, value: T) {
+        debug_assert!(self.pending && self.value.is_none());
+        self.pending = false;
+        self.value = Some(value);
     }
 
     /// The outcome of the chosen send.
@@ -218,6 +255,11 @@ impl<T> Operation for SendCase<'_, T> {
         if self.result.is_some() {
             return true;
         }
+        if self.pending {
+            // Chosen when the send could proceed now: its message is evaluated next, by the
+            // expansion, and sent by `finish`.
+            return self.eligible && self.s.send_ready(self.own);
+        }
         let Some(value) = self.value.take() else {
             return false;
         };
@@ -230,7 +272,7 @@ impl<T> Operation for SendCase<'_, T> {
     }
 
     fn is_ready(&self) -> bool {
-        self.result.is_some() || self.s.send_ready(self.own)
+        self.result.is_some() || ((self.eligible || !self.pending) && self.s.send_ready(self.own))
     }
 
     fn waiting(&self) -> Option<Waiting<'_>> {
@@ -249,7 +291,23 @@ impl<T> Operation for SendCase<'_, T> {
         self.own = n;
     }
 
+    fn supplied(&self) -> bool {
+        !self.pending && self.result.is_none() && self.value.is_some()
+    }
+
+    fn forgo(&mut self) {
+        self.eligible = false;
+    }
+
+    fn eager(&self) -> bool {
+        self.s.capacity() == Some(0)
+    }
+
     fn complete_alone(&mut self, deadline: Option<Instant>) -> Option<bool> {
+        if self.pending {
+            // Chosen when ready, by the general path.
+            return None;
+        }
         if self.result.is_none()
             && let Some(value) = self.value.take()
         {
@@ -448,6 +506,42 @@ where
         }
     }
     sleep(ops, deadline, &mut check)
+}
+
+/// Whether a selection of the macro evaluates every send's message before it starts: when one
+/// of its sends is on a rendezvous channel. Such a send completes only by handing its message
+/// to a receiver within the selection, and whether a receiver waits is only a hint (it may be
+/// leaving), so it must be able to try, fail and try again, and the other sends with it; the
+/// expansion evaluates each message at one place, once. Public only for the expansion of
+/// [`select!`](crate::select!).
+#[doc(hidden)]
+pub fn eager(ops: &[&dyn Operation]) -> bool {
+    ops.iter().any(|op| op.eager())
+}
+
+/// Completes a selection of the macro after [`run`] chose `chosen`: when that is a send just
+/// given its message, sends it; if the room (or the blocked receiver) it was chosen for was
+/// taken meanwhile, selects again among the other operations and this send, which now holds
+/// its message. The other sends whose messages were not evaluated are no longer chosen then:
+/// the expansion evaluates one message per selection. Public only for the expansion of
+/// [`select!`](crate::select!).
+#[doc(hidden)]
+pub fn finish<O>(ops: &mut [O], chosen: Option<usize>, mode: Mode, biased: bool) -> Option<usize>
+where
+    O: DerefMut,
+    O::Target: Operation,
+{
+    let i = chosen?;
+    if !ops[i].supplied() {
+        return chosen;
+    }
+    for op in ops.iter_mut() {
+        op.forgo();
+    }
+    if ops[i].attempt() {
+        return chosen;
+    }
+    run(ops, mode, false, biased)
 }
 
 /// The sleeping part of [`run`]: registers with every eventcount, re-checks, parks; until an
@@ -815,7 +909,35 @@ impl SelectedOperation<'_, '_> {
 /// # let _ = sent;
 /// ```
 ///
-/// A send's value is evaluated before the selection, and dropped if another case is chosen.
+/// **A send's message** is evaluated only when that send is chosen (when its channel has room,
+/// a receiver waits, or it is disconnected), as crossbeam's is: `send(s, it.next().unwrap())`
+/// takes nothing from `it` when another case runs. It is evaluated in the caller's code,
+/// outside the selection's protocol, so it may panic, use the channel, or contain `?`,
+/// `return`, `break` or `continue`, which act on the caller's function and loops. Two
+/// differences from crossbeam, which reserves the chosen slot before evaluating:
+/// - If the room the send was chosen for is taken by another sender before the message is
+///   sent (a race of a few instructions), the selection goes on with that send holding its
+///   message, among the receives and that send only (each other send's message is
+///   evaluated at one place of the expansion, once, so it is not chosen again); if another
+///   case completes, the evaluated message is dropped.
+/// - A selection with a send on a rendezvous channel (`bounded(0)`) evaluates every send's
+///   message before it starts: a rendezvous send completes by handing its message to a
+///   receiver within the selection, retrying while receivers come and go, and the other
+///   sends with it. Their messages are dropped if another case is chosen.
+///
+/// ```
+/// use welltempered_channel::{bounded, select, unbounded};
+/// let (full, _keep) = bounded::<u32>(1);
+/// full.send(0).unwrap();
+/// let (tx, rx) = unbounded();
+/// tx.send("ready").unwrap();
+/// let mut items = vec![1, 2, 3].into_iter();
+/// select! {
+///     send(full, items.next().unwrap()) -> _ => unreachable!("the channel is full"),
+///     recv(rx) -> msg => assert_eq!(msg, Ok("ready")),
+/// }
+/// assert_eq!(items.next(), Some(1)); // the message was not evaluated
+/// ```
 #[macro_export]
 macro_rules! select {
     ($($tokens:tt)*) => {
@@ -917,7 +1039,7 @@ macro_rules! __select_parse {
             __r => {
                 let mut __case = $crate::select::__private::RecvCase::new(__r);
                 $crate::__select_parse!(@gen $b [$($rest)*]
-                    [$($done)* (__case [$res] [$body] [$($i)*])] [$($i)* + 1] [$($d)*])
+                    [$($done)* (__case [] [$res] [$body] [$($i)*])] [$($i)* + 1] [$($d)*])
             }
         }
     };
@@ -925,22 +1047,36 @@ macro_rules! __select_parse {
         [$($i:tt)*] [$($d:tt)*]) => {
         match &$s {
             __s => {
-                let mut __case = $crate::select::__private::SendCase::new(__s, $v);
+                let mut __case = $crate::select::__private::SendCase::new(__s);
                 $crate::__select_parse!(@gen $b [$($rest)*]
-                    [$($done)* (__case [$res] [$body] [$($i)*])] [$($i)* + 1] [$($d)*])
+                    [$($done)* (__case [$v] [$res] [$body] [$($i)*])] [$($i)* + 1] [$($d)*])
             }
         }
     };
-    (@gen $b:tt [] [$(($case:ident [$res:pat] [$body:expr] [$($i:tt)*]))*] [$($n:tt)*]
-        [$($d:tt)*]) => {{
-        let __chosen = $crate::select::__private::run::<
-            &mut dyn $crate::select::__private::Operation,
-        >(
-            &mut [$(&mut $case),*],
-            $crate::__select_parse!(@mode $($d)*),
-            false,
-            $b,
-        );
+    (@gen $b:tt [] [$(($case:ident [$($v:expr)?] [$res:pat] [$body:expr] [$($i:tt)*]))*]
+        [$($n:tt)*] [$($d:tt)*]) => {{
+        let __mode = $crate::__select_parse!(@mode $($d)*);
+        let __eager = $crate::select::__private::eager(&[$(&$case),*]);
+        let __chosen = if __eager {
+            ::core::option::Option::None
+        } else {
+            $crate::select::__private::run::<&mut dyn $crate::select::__private::Operation>(
+                &mut [$(&mut $case),*], __mode, false, $b,
+            )
+        };
+        // A send gets its message here, in the caller's code (once per selection, outside any
+        // loop: `?`, `return`, `break` and `continue` in it act on the caller's function and
+        // loops): the chosen one, or every one before the selection (`eager`).
+        $( $crate::__select_parse!(@supply __eager __chosen $case [$($i)*] [$($v)?]); )*
+        let __chosen = if __eager {
+            $crate::select::__private::run::<&mut dyn $crate::select::__private::Operation>(
+                &mut [$(&mut $case),*], __mode, false, $b,
+            )
+        } else {
+            $crate::select::__private::finish::<&mut dyn $crate::select::__private::Operation>(
+                &mut [$(&mut $case),*], __chosen, __mode, $b,
+            )
+        };
         // Every case is done with (its borrows of the handles end) before a body runs, so
         // a body may drop or replace a handle.
         $(
@@ -966,6 +1102,12 @@ macro_rules! __select_parse {
             _ => $crate::__select_parse!(@default $($d)*),
         }
     }};
+    (@supply $e:ident $c:ident $case:ident [$($i:tt)*] []) => {};
+    (@supply $e:ident $c:ident $case:ident [$($i:tt)*] [$v:expr]) => {
+        if ($e || $c == ::core::option::Option::Some($($i)*)) && $case.is_pending() {
+            $case.supply($v);
+        }
+    };
     (@mode) => { $crate::select::__private::Mode::Block };
     (@mode (try [$body:expr])) => { $crate::select::__private::Mode::Try };
     (@mode (timeout [$t:expr] [$body:expr])) => {
@@ -979,5 +1121,5 @@ macro_rules! __select_parse {
 /// What the expansion of [`select!`](crate::select!) names; not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use super::{Mode, Operation, RecvCase, SendCase, run};
+    pub use super::{Mode, Operation, RecvCase, SendCase, eager, finish, run};
 }

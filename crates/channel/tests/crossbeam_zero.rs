@@ -32,7 +32,7 @@
 //!   thread as above. One change (marked there): in `recv_in_send` the two helper threads'
 //!   sleeps are swapped (the sender sleeps 100 ms, the receiver 500 ms). Crossbeam evaluates
 //!   the send's message `r.recv().unwrap()` once the send is chosen, when the receiver thread
-//!   already waits; ours evaluates it before the selection, so in the original order the main
+//!   already waits; ours evaluates a rendezvous send's message before the selection, so in the original order the main
 //!   thread and the receiver thread would both wait in `r.recv()` for the one element sent,
 //!   and which one gets it is up to the wake-up order: the loser would wait forever. Swapped,
 //!   the main thread receives the sender thread's element, and its `select!` then sends to the
@@ -600,7 +600,7 @@ fn recv_in_send() {
 
     // welltempered: crossbeam's `select!` evaluates the message `r.recv().unwrap()` once the
     // send is chosen, that is once the first thread (after 100 ms) waits in `r.recv()`; ours
-    // evaluates it before the selection, so this thread would wait in `r.recv()` beside the
+    // evaluates a rendezvous send's message before the selection, so this thread would wait in `r.recv()` beside the
     // first thread for the second thread's element, and the one that lost it would wait
     // forever. The two sleeps are swapped: the second thread sends at 100 ms, to this thread's
     // message, and the first thread receives at 500 ms, what the select sends.

@@ -113,6 +113,31 @@ fn select_send_woken_by_room() {
     });
 }
 
+/// Two selecting senders race for the one slot of a bounded channel: both may be chosen for
+/// the same room and given their messages; the one that finds the slot taken goes on selecting
+/// with its message, and the receiver gets both, once each.
+#[test]
+fn select_sends_race_for_room() {
+    model(|| {
+        let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<u32>(1);
+        let (_tx2, rx2) = Builder::new().wait(Wait::Park).unbounded::<u32>();
+        let (txb, rx2b) = (tx.clone(), rx2.clone());
+        let other = thread::spawn(move || {
+            select! {
+                send(txb, 1) -> res => res.unwrap(),
+                recv(rx2b) -> _ => unreachable!(),
+            }
+        });
+        let receiver = thread::spawn(move || rx.recv().unwrap() + rx.recv().unwrap());
+        select! {
+            send(tx, 2) -> res => res.unwrap(),
+            recv(rx2) -> _ => unreachable!(),
+        }
+        assert_eq!(receiver.join().unwrap(), 3);
+        other.join().unwrap();
+    });
+}
+
 /// A rendezvous: a selecting receiver (with a second operation, so that the selection
 /// protocol runs rather than the lone operation's blocking form) and a blocking sender meet.
 #[test]

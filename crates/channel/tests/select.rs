@@ -343,3 +343,129 @@ fn a_held_element_whose_drop_reenters_the_channel() {
     // The held element's drop sent a new one.
     assert!(rx.try_recv().is_ok_and(|e| e.0.is_none()));
 }
+
+/// A `select!` send's message is evaluated only when that send is chosen (crossbeam's
+/// semantics): not for a full channel, not when another case wins, once when it is chosen.
+#[test]
+fn a_send_message_is_evaluated_only_when_chosen() {
+    let evaluated = std::cell::Cell::new(0u32);
+    let message = |v: u32| {
+        evaluated.set(evaluated.get() + 1);
+        v
+    };
+    let (full_tx, full_rx) = bounded::<u32>(1);
+    full_tx.send(0).unwrap();
+    let (tx, rx) = unbounded::<u32>();
+    tx.send(7).unwrap();
+
+    // The full channel's send cannot proceed: the receive is chosen, the message not evaluated.
+    let got = select! {
+        send(full_tx, message(1)) -> _ => panic!("sent on a full channel"),
+        recv(rx) -> v => v.unwrap(),
+    };
+    assert_eq!((got, evaluated.get()), (7, 0));
+
+    // Nothing can proceed: `default`, still not evaluated.
+    select! {
+        send(full_tx, message(2)) -> _ => panic!("sent on a full channel"),
+        recv(rx) -> _ => panic!("received from an empty channel"),
+        default => {}
+    }
+    assert_eq!(evaluated.get(), 0);
+
+    // Room: evaluated once, and sent.
+    assert_eq!(full_rx.recv(), Ok(0));
+    select! {
+        send(full_tx, message(3)) -> res => res.unwrap(),
+        recv(rx) -> _ => panic!("received from an empty channel"),
+    }
+    assert_eq!((evaluated.get(), full_rx.try_recv()), (1, Ok(3)));
+
+    // A disconnected channel's send is chosen (with its error), its message evaluated and
+    // handed back.
+    drop(full_rx);
+    select! {
+        send(full_tx, message(4)) -> res => assert_eq!(res.unwrap_err().into_inner(), 4),
+        recv(rx) -> _ => panic!("received from an empty channel"),
+    }
+    assert_eq!(evaluated.get(), 2);
+}
+
+/// The message is evaluated in the caller's code: `?` returns from the caller's function and
+/// `continue` continues the caller's loop (no loop of the expansion captures them).
+#[test]
+fn a_send_message_may_return_or_continue() {
+    fn send_parsed(tx: &Sender<u32>, text: &str) -> Result<(), std::num::ParseIntError> {
+        select! {
+            send(tx, text.parse::<u32>()?) -> res => res.unwrap(),
+        }
+        Ok(())
+    }
+    let (tx, rx) = unbounded();
+    assert!(send_parsed(&tx, "12").is_ok());
+    assert!(send_parsed(&tx, "twelve").is_err());
+    assert_eq!(rx.try_iter().collect::<Vec<_>>(), [12]);
+
+    let mut skipped = 0;
+    for item in [Some(1), None, Some(3)] {
+        select! {
+            send(tx, match item {
+                Some(v) => v,
+                None => {
+                    skipped += 1;
+                    continue;
+                }
+            }) -> res => res.unwrap(),
+        }
+    }
+    assert_eq!(
+        (skipped, rx.try_iter().collect::<Vec<_>>()),
+        (1, vec![1, 3])
+    );
+}
+
+/// A message that panics, or that receives on the very channel it is sent to: the selection
+/// holds no registration while user code runs, and every channel works afterwards.
+#[test]
+fn a_send_message_that_panics_or_reenters() {
+    fn boom() -> u32 {
+        panic!("message")
+    }
+    let (tx, rx) = bounded::<u32>(2);
+    let (other_tx, other_rx) = unbounded::<u32>();
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        select! {
+            send(tx, boom()) -> _ => {},
+            recv(other_rx) -> _ => {},
+        }
+    }));
+    assert!(caught.is_err());
+    // Nothing is left registered or counted: both channels carry messages both ways, and a
+    // blocked receive on the other channel is woken by a send.
+    tx.send(1).unwrap();
+    let waiter = thread::spawn(move || other_rx.recv());
+    thread::sleep(Duration::from_millis(20));
+    other_tx.send(2).unwrap();
+    assert_eq!(waiter.join().unwrap(), Ok(2));
+
+    // Re-entering: the message is the element received from the same channel.
+    select! {
+        send(tx, rx.recv().unwrap() + 10) -> res => res.unwrap(),
+    }
+    assert_eq!(rx.try_recv(), Ok(11));
+}
+
+/// A selection with a send on a rendezvous channel evaluates every send's message before it
+/// starts (a rendezvous send must be able to try, fail and try again within the selection).
+#[test]
+fn a_rendezvous_send_evaluates_messages_first() {
+    let evaluated = std::cell::Cell::new(0u32);
+    let (zero_tx, _zero_rx) = bounded::<u32>(0);
+    let (tx, rx) = unbounded::<u32>();
+    tx.send(5).unwrap();
+    let got = select! {
+        send(zero_tx, { evaluated.set(evaluated.get() + 1); 1 }) -> _ => panic!("nobody receives"),
+        recv(rx) -> v => v.unwrap(),
+    };
+    assert_eq!((got, evaluated.get()), (5, 1));
+}
