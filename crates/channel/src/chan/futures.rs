@@ -304,6 +304,7 @@ enum RxRef<'a, T> {
     Borrowed(&'a mut Receiver<T>),
     Shared(&'a SharedReceiver<T>),
     Owned(Receiver<T>),
+    OwnedShared(SharedReceiver<T>),
 }
 
 impl<T> RxRef<'_, T> {
@@ -312,6 +313,7 @@ impl<T> RxRef<'_, T> {
             Self::Borrowed(r) => r,
             Self::Shared(r) => r,
             Self::Owned(r) => r,
+            Self::OwnedShared(r) => r,
         }
     }
 }
@@ -321,6 +323,7 @@ enum TxRef<'a, T> {
     Borrowed(&'a mut Sender<T>),
     Shared(&'a SharedSender<T>),
     Owned(Sender<T>),
+    OwnedShared(SharedSender<T>),
 }
 
 impl<T> TxRef<'_, T> {
@@ -329,6 +332,7 @@ impl<T> TxRef<'_, T> {
             Self::Borrowed(s) => s,
             Self::Shared(s) => s,
             Self::Owned(s) => s,
+            Self::OwnedShared(s) => s,
         }
     }
 }
@@ -428,6 +432,14 @@ impl<T> SharedReceiver<T> {
             state: RecvState::default(),
         }
     }
+
+    /// [`SharedReceiver::recv_async`], owning the receiver (flume's `into_recv_async`).
+    pub fn into_recv_async(self) -> RecvFut<'static, T> {
+        RecvFut {
+            rx: RxRef::OwnedShared(self),
+            state: RecvState::default(),
+        }
+    }
 }
 
 impl<T> Sender<T> {
@@ -463,6 +475,14 @@ impl<T> SharedSender<T> {
     pub fn send_async(&self, value: T) -> SendFut<'_, T> {
         SendFut {
             tx: TxRef::Shared(self),
+            state: SendState::new(Some(value)),
+        }
+    }
+
+    /// [`SharedSender::send_async`], owning the sender (flume's `into_send_async`).
+    pub fn into_send_async(self, value: T) -> SendFut<'static, T> {
+        SendFut {
+            tx: TxRef::OwnedShared(self),
             state: SendState::new(Some(value)),
         }
     }
@@ -584,6 +604,24 @@ impl<T> SharedReceiver<T> {
             state: RecvState::default(),
         }
     }
+
+    /// The shared receiver as a [`futures_core::Stream`], owned (feature `futures`; flume's
+    /// `into_stream`).
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    /// let (tx, rx) = welltempered_channel::shared::unbounded::<u32>();
+    /// tx.send(1).unwrap();
+    /// drop(tx);
+    /// let got: Vec<u32> = futures_executor::block_on(rx.into_stream().collect());
+    /// assert_eq!(got, [1]);
+    /// ```
+    pub fn into_stream(self) -> RecvStream<'static, T> {
+        RecvStream {
+            rx: RxRef::OwnedShared(self),
+            state: RecvState::default(),
+        }
+    }
 }
 
 #[cfg(feature = "futures")]
@@ -611,6 +649,15 @@ impl<T> SharedSender<T> {
     pub fn sink(&self) -> SendSink<'_, T> {
         SendSink {
             tx: TxRef::Shared(self),
+            state: SendState::new(None),
+        }
+    }
+
+    /// The shared sender as a [`futures_sink::Sink`], owned (feature `futures`; flume's
+    /// `into_sink`).
+    pub fn into_sink(self) -> SendSink<'static, T> {
+        SendSink {
+            tx: TxRef::OwnedShared(self),
             state: SendState::new(None),
         }
     }
