@@ -15,6 +15,14 @@ use std::path::{Path, PathBuf};
 
 /// The full command definition.
 pub fn command() -> Command {
+    command_with(false)
+}
+
+/// The command definition; with `help`, each section's subcommand also ends its help with the
+/// names it accepts and its run time ([`Suite::help_after`], which builds plans).
+///
+/// [`Suite::help_after`]: crate::sections::Suite::help_after
+pub fn command_with(help: bool) -> Command {
     let mut cmd = Command::new("welltempered")
         .about(
             "The welltempered evaluation harness: paired, interleaved runs against baselines, \
@@ -94,21 +102,32 @@ pub fn command() -> Command {
     for s in registry() {
         // The section's description after its options: `augment_args` would put the options
         // struct's doc comment in its place.
-        cmd = cmd.subcommand(s.args(Command::new(s.name())).about(s.about()));
+        let mut sub = s.args(Command::new(s.name())).about(s.about());
+        if help {
+            let after = s.help_after();
+            if !after.is_empty() {
+                sub = sub.after_help(after);
+            }
+        }
+        cmd = cmd.subcommand(sub);
     }
     cmd
 }
 
 /// Entry point of the binary: runs the command line of this process, returns the exit code.
 pub fn main() -> i32 {
-    let matches = match command().try_get_matches() {
+    let argv: Vec<String> = std::env::args().collect();
+    let help = argv
+        .iter()
+        .skip(1)
+        .any(|a| a == "-h" || a == "--help" || a == "help");
+    let matches = match command_with(help).try_get_matches_from(&argv) {
         Ok(m) => m,
         Err(e) => {
             let _ = e.print();
             return e.exit_code();
         }
     };
-    let argv: Vec<String> = std::env::args().collect();
     let stdout = std::io::stdout();
     match run(&matches, &argv, &mut stdout.lock()) {
         Ok(()) => 0,
@@ -342,6 +361,37 @@ mod tests {
     #[test]
     fn command_is_well_formed() {
         command().debug_assert();
+    }
+
+    #[test]
+    fn help_lists_the_names_and_the_run_time() {
+        let mut cmd = command_with(true);
+        let mut help = |name: &str| {
+            cmd.find_subcommand_mut(name)
+                .unwrap()
+                .render_long_help()
+                .to_string()
+        };
+        let mutex = help("mutex");
+        assert!(
+            mutex.contains("hemlock-park,") && mutex.contains("parking_lot"),
+            "{mutex}"
+        );
+        assert!(
+            mutex.contains("Run time: the measured windows add up to"),
+            "{mutex}"
+        );
+        let channel = help("channel");
+        assert!(
+            channel.contains("crossbeam-array") && channel.contains("Run time"),
+            "{channel}"
+        );
+        assert!(help("par").contains("dynamic-chunk"));
+        assert!(help("preload").contains("glibc, hemlock"));
+        // Without help asked for, nothing is built for it.
+        let mut plain = command();
+        let sub = plain.find_subcommand_mut("mutex").unwrap();
+        assert!(!sub.render_long_help().to_string().contains("Run time"));
     }
 
     #[test]

@@ -37,6 +37,50 @@ pub trait Suite: Sync {
     fn run(&self, args: &clap::ArgMatches, ctx: &Ctx<'_>) -> Result<Section>;
     /// Runs one measurement described by `spec` (in a child process) and returns its sample.
     fn run_child(&self, spec: &serde_json::Value) -> Result<Sample>;
+    /// The end of the subcommand's `--help`: the names its options accept and how long it
+    /// runs. Built only when help is asked for (it may build the plans).
+    fn help_after(&self) -> String {
+        String::new()
+    }
+}
+
+/// A `--help` paragraph listing `names` for `what`, wrapped at 100 columns.
+pub fn names_paragraph(what: &str, names: &[&str]) -> String {
+    let mut out = format!("{what}:");
+    let mut line = out.len();
+    for (i, n) in names.iter().enumerate() {
+        let item = if i + 1 < names.len() {
+            format!(" {n},")
+        } else {
+            format!(" {n}")
+        };
+        if line + item.len() > 100 {
+            out.push_str("\n ");
+            line = 1;
+        }
+        line += item.len();
+        out.push_str(&item);
+    }
+    out
+}
+
+/// A `--help` paragraph with the time the measured windows of the default and the `--quick`
+/// plans add up to (`None` where a plan cannot be built on this machine).
+pub fn run_time_paragraph(
+    full: Option<std::time::Duration>,
+    quick: Option<std::time::Duration>,
+) -> String {
+    let show = |d: Option<std::time::Duration>| match d {
+        Some(d) => humantime::format_duration(std::time::Duration::from_secs(d.as_secs().max(1)))
+            .to_string(),
+        None => "unknown here".to_string(),
+    };
+    format!(
+        "Run time: the measured windows add up to {} by default and {} with --quick;\n  \
+         starting threads, processes and loads adds to that.",
+        show(full),
+        show(quick)
+    )
 }
 
 /// Every section, in report order.

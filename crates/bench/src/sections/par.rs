@@ -1810,6 +1810,23 @@ impl Suite for ParBench {
         "par"
     }
 
+    fn help_after(&self) -> String {
+        // The plans are not built here: they look for a C compiler and build the GOMP library.
+        let constructs: Vec<&str> = Construct::ALL.iter().map(|c| c.name()).collect();
+        let apps: Vec<&str> = App::ALL.iter().map(|a| a.name()).collect();
+        let kinds: Vec<String> = LockKind::ALL.iter().map(|k| k.to_string()).collect();
+        let kinds: Vec<&str> = kinds.iter().map(String::as_str).collect();
+        format!(
+            "{}\n\n{}\n\n{}\n\n{}\n\nRun time: each construct, barrier, reduction and lock cell runs for \
+             --target per variant, team size\n  and repetition; the applications and the idle \
+             part run whole programs and windows of --idle.",
+            super::names_paragraph("Parts (--parts)", PARTS),
+            super::names_paragraph("Constructs (--constructs)", &constructs),
+            super::names_paragraph("Lock kinds (--locks)", &kinds),
+            super::names_paragraph("Applications (--apps)", &apps),
+        )
+    }
+
     fn about(&self) -> &'static str {
         "The team runtime against libgomp and rayon: EPCC constructs, barriers, reductions, \
          locks, apps, idle CPU"

@@ -350,6 +350,22 @@ impl Suite for PreloadBench {
         "preload"
     }
 
+    fn help_after(&self) -> String {
+        let mut names = vec![GLIBC.to_string()];
+        names.extend(LockKind::ALL.iter().map(|k| k.to_string()));
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let time = |quick| {
+            let plan = PreloadArgs::default().plan(quick).ok()?;
+            let runs = (plan.reps * plan.locks.len() * plan.threads.len()) as u64;
+            Some(Duration::from_millis(runs * plan.duration_ms))
+        };
+        format!(
+            "{}\n\n{}",
+            super::names_paragraph("Variants (--locks)", &names),
+            super::run_time_paragraph(time(false), time(true))
+        )
+    }
+
     fn about(&self) -> &'static str {
         "LevelDB readrandom on unmodified LevelDB under glibc and under our locks (LD_PRELOAD)"
     }

@@ -2351,6 +2351,23 @@ impl Suite for ChannelBench {
         "channel"
     }
 
+    fn help_after(&self) -> String {
+        let names: Vec<&str> = channels().iter().map(|e| e.name).collect();
+        let time = |quick| {
+            let plan = ChannelArgs::default().plan(quick).ok()?;
+            let ns: u64 = groups(&plan)
+                .iter()
+                .map(|c| (plan.reps * c.group.variants.len()) as u64 * c.spec.duration_ns)
+                .sum();
+            Some(Duration::from_nanos(ns))
+        };
+        format!(
+            "{}\n\n{}",
+            super::names_paragraph("Channels (--channels)", &names),
+            super::run_time_paragraph(time(false), time(true))
+        )
+    }
+
     fn about(&self) -> &'static str {
         "WTC channel workloads: SPSC hand-over, latency, pipeline, batching, many threads, \
          ablation, thread pool, small bounded channels, one core; against crossbeam, std, flume, \

@@ -828,6 +828,25 @@ impl Suite for MutexBench {
          critical-section sweep, oversubscription, uncontended latency"
     }
 
+    fn help_after(&self) -> String {
+        let names: Vec<&str> = locks().iter().map(|e| e.name).collect();
+        let quick: Vec<&str> = QUICK_LOCKS.to_vec();
+        let time = |quick| {
+            let plan = MutexArgs::default().plan(quick).ok()?;
+            let ns: u64 = groups(&plan)
+                .iter()
+                .map(|(g, spec)| (plan.reps * g.variants.len()) as u64 * spec.duration_ns)
+                .sum();
+            Some(Duration::from_nanos(ns))
+        };
+        format!(
+            "{}\n\n{}\n\n{}",
+            super::names_paragraph("Locks (--locks)", &names),
+            super::names_paragraph("Locks of --quick", &quick),
+            super::run_time_paragraph(time(false), time(true))
+        )
+    }
+
     fn args(&self, cmd: clap::Command) -> clap::Command {
         MutexArgs::augment_args(cmd)
     }
