@@ -519,18 +519,29 @@ pub fn eager(ops: &[&dyn Operation]) -> bool {
     ops.iter().any(|op| op.eager())
 }
 
-/// Completes a selection of the macro after [`run`] chose `chosen`: when that is a send just
+/// Completes a selection of the macro: with `eager` (every message given), runs it; otherwise,
+/// after [`run`] chose `chosen`, when that is a send just
 /// given its message, sends it; if the room (or the blocked receiver) it was chosen for was
 /// taken meanwhile, selects again among the other operations and this send, which now holds
 /// its message. The other sends whose messages were not evaluated are no longer chosen then:
 /// the expansion evaluates one message per selection. Public only for the expansion of
 /// [`select!`](crate::select!).
 #[doc(hidden)]
-pub fn finish<O>(ops: &mut [O], chosen: Option<usize>, mode: Mode, biased: bool) -> Option<usize>
+pub fn finish<O>(
+    ops: &mut [O],
+    chosen: Option<usize>,
+    mode: Mode,
+    biased: bool,
+    eager: bool,
+) -> Option<usize>
 where
     O: DerefMut,
     O::Target: Operation,
 {
+    if eager {
+        // Every message was given before the selection: it runs now.
+        return run(ops, mode, false, biased);
+    }
     let i = chosen?;
     if !ops[i].supplied() {
         return chosen;
@@ -1056,7 +1067,9 @@ macro_rules! __select_parse {
     (@gen $b:tt [] [$(($case:ident [$($v:expr)?] [$res:pat] [$body:expr] [$($i:tt)*]))*]
         [$($n:tt)*] [$($d:tt)*]) => {{
         let __mode = $crate::__select_parse!(@mode $($d)*);
-        let __eager = $crate::select::__private::eager(&[$(&$case),*]);
+        // Constant: whether any case is a send (a selection of receives only runs `run` alone).
+        let __has_send = false $($( || { let _ = ::core::stringify!($v); true } )?)*;
+        let __eager = __has_send && $crate::select::__private::eager(&[$(&$case),*]);
         let __chosen = if __eager {
             ::core::option::Option::None
         } else {
@@ -1068,14 +1081,12 @@ macro_rules! __select_parse {
         // loop: `?`, `return`, `break` and `continue` in it act on the caller's function and
         // loops): the chosen one, or every one before the selection (`eager`).
         $( $crate::__select_parse!(@supply __eager __chosen $case [$($i)*] [$($v)?]); )*
-        let __chosen = if __eager {
-            $crate::select::__private::run::<&mut dyn $crate::select::__private::Operation>(
-                &mut [$(&mut $case),*], __mode, false, $b,
+        let __chosen = if __has_send {
+            $crate::select::__private::finish::<&mut dyn $crate::select::__private::Operation>(
+                &mut [$(&mut $case),*], __chosen, __mode, $b, __eager,
             )
         } else {
-            $crate::select::__private::finish::<&mut dyn $crate::select::__private::Operation>(
-                &mut [$(&mut $case),*], __chosen, __mode, $b,
-            )
+            __chosen
         };
         // Every case is done with (its borrows of the handles end) before a body runs, so
         // a body may drop or replace a handle.
