@@ -41,7 +41,7 @@
 //!   send's message is evaluated before the selection starts.
 //! - A `send` chosen by the dynamic [`Select`] was ready when chosen; if other senders took the
 //!   room since, [`SelectedOperation::send`] waits for room.
-//! - [`never`] is not a `const fn`.
+//! - [`never`](fn@never) is not a `const fn`.
 //! - The `internal` module that crossbeam's macros expand to is not provided; the macros here
 //!   are the channel's own, with crossbeam's syntax.
 //!

@@ -24,7 +24,7 @@
 //!   not a guess, because the handles are `Send` but not `Sync`: the number of live senders is
 //!   the number of threads that can send. Share a handle by **cloning** it, not by reference.
 //! * [`spsc`]: handles that are not `Clone`, so a second producer is a compile error.
-//! * [`select!`], [`Select`] and the timer channels [`after`], [`at`], [`tick`], [`never`].
+//! * [`select!`], [`Select`] and the timer channels [`after`], [`at`], [`tick`], [`never`](fn@never).
 //! * Batches ([`Sender::send_iter`], [`Receiver::recv_many`]) and a borrowing receive
 //!   ([`Receiver::recv_ref`]).
 //! * Waiting chosen per channel with [`Builder`] ([`Wait::Spin`], [`Wait::Park`],
@@ -83,7 +83,7 @@
 //!
 //! [`select!`] (and [`select_biased!`]) wait on several operations at once, with crossbeam's
 //! syntax; [`Select`] builds the same selection at run time. [`after`], [`at`], [`tick`] and
-//! [`never`] are receivers of `Instant`s for timeouts and periodic work, in a select or alone.
+//! [`never`](fn@never) are receivers of `Instant`s for timeouts and periodic work, in a select or alone.
 //! Selecting costs nothing to channels nobody selects on: a selector that must sleep registers
 //! with the same eventcounts blocked receives use, so a send still pays only a fence and a load
 //! when nobody waits.
@@ -120,6 +120,7 @@ pub mod select;
 pub mod shared;
 pub mod spsc;
 mod sync;
+#[cfg(not(loom))]
 mod trim;
 
 pub use chan::{

@@ -114,7 +114,7 @@ impl Chan<Instant> {
 
 /// A receiver that delivers one message, the instant `duration` from now, once that time
 /// has come; then nothing, and it never disconnects. A duration too long to represent gives
-/// [`never`].
+/// [`never`](fn@crate::never).
 ///
 /// ```
 /// use std::time::{Duration, Instant};

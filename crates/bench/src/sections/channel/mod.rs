@@ -26,7 +26,7 @@
 //!   ([`small_channels`]; [`Spec::capacity`]), so every row of a group, and its ratio to crossbeam,
 //!   has the same capacity and topology. The groups' `x` is the number of senders.
 //! - `select`: one consumer receives with `select!` over 2 or 4 bounded channels, fed by 1 or 2
-//!   producers each, on our channel and crossbeam-channel ([`select`]).
+//!   producers each, on our channel and crossbeam-channel (`select.rs`).
 //! - `onecore`: W1 (8 bytes) with both threads pinned to one CPU (the first this process may
 //!   use: CPU 0 on an unrestricted machine).
 //!
@@ -44,7 +44,7 @@
 //!
 //! - `first`: the first channel of a fresh process: make, send, receive and drop on one thread,
 //!   and a first receive that sleeps (its thread's CPU time); one child process per
-//!   measurement ([`first`]).
+//!   measurement (`first.rs`).
 //! - `memory`: 10^6 8-byte elements queued on one thread, then drained; the figure is the
 //!   process's resident memory after the drain over its resident memory with the channel idle
 //!   (1.0: everything given back; lower is better), with the peak and the figure 200 ms later
