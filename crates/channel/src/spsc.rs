@@ -24,6 +24,11 @@
 //! std::thread::scope(|s| { s.spawn(move || tx.send(1)); });
 //! ```
 //!
+//! The handles have the general channel's async forms (`recv_async`, `send_async`, and with the
+//! `futures` feature `stream` and `sink`), taking them by `&mut` or by value. They cannot be
+//! operations of a [`select!`](crate::select!) or a [`Select`](crate::Select), which take the
+//! general handles.
+//!
 //! **Guarantees.** FIFO; both sides lock-free for `try_send`/`try_recv` (wait-free except for
 //! the free list of segments, which the two sides share, and the allocator); the same memory
 //! as the general channel.
@@ -166,6 +171,60 @@ impl<T> Receiver<T> {
     /// See [`chan::Receiver::allocated_segments`].
     pub fn allocated_segments(&self) -> usize {
         self.0.allocated_segments()
+    }
+}
+
+impl<T> Receiver<T> {
+    /// Receives asynchronously (see [`chan::Receiver::recv_async`]).
+    ///
+    /// ```
+    /// let (tx, mut rx) = welltempered_channel::spsc::bounded::<u32>(4);
+    /// std::thread::spawn(move || tx.send(7).unwrap());
+    /// assert_eq!(futures_executor::block_on(rx.recv_async()), Ok(7));
+    /// ```
+    pub fn recv_async(&mut self) -> crate::RecvFut<'_, T> {
+        self.0.recv_async()
+    }
+    /// [`Receiver::recv_async`], owning the receiver.
+    pub fn into_recv_async(self) -> crate::RecvFut<'static, T> {
+        self.0.into_recv_async()
+    }
+    /// The receiver as a [`futures_core::Stream`], borrowed mutably (feature `futures`).
+    #[cfg(feature = "futures")]
+    pub fn stream(&mut self) -> crate::RecvStream<'_, T> {
+        self.0.stream()
+    }
+    /// The receiver as a [`futures_core::Stream`], owned (feature `futures`).
+    #[cfg(feature = "futures")]
+    pub fn into_stream(self) -> crate::RecvStream<'static, T> {
+        self.0.into_stream()
+    }
+}
+
+impl<T> Sender<T> {
+    /// Sends asynchronously (see [`chan::Sender::send_async`]).
+    ///
+    /// ```
+    /// let (mut tx, rx) = welltempered_channel::spsc::bounded::<u32>(1);
+    /// futures_executor::block_on(tx.send_async(1)).unwrap();
+    /// assert_eq!(rx.recv(), Ok(1));
+    /// ```
+    pub fn send_async(&mut self, value: T) -> crate::SendFut<'_, T> {
+        self.0.send_async(value)
+    }
+    /// [`Sender::send_async`], owning the sender.
+    pub fn into_send_async(self, value: T) -> crate::SendFut<'static, T> {
+        self.0.into_send_async(value)
+    }
+    /// The sender as a [`futures_sink::Sink`], borrowed mutably (feature `futures`).
+    #[cfg(feature = "futures")]
+    pub fn sink(&mut self) -> crate::SendSink<'_, T> {
+        self.0.sink()
+    }
+    /// The sender as a [`futures_sink::Sink`], owned (feature `futures`).
+    #[cfg(feature = "futures")]
+    pub fn into_sink(self) -> crate::SendSink<'static, T> {
+        self.0.into_sink()
     }
 }
 

@@ -293,3 +293,45 @@ fn futures_are_send() {
         is_send(&tx.sink());
     }
 }
+
+/// The `spsc` handles as futures, a stream and a sink: a ping-pong between two tasks and a
+/// producer thread feeding a task's stream, on each runtime flavour; every message once, in
+/// order, and the end of the channel seen.
+#[cfg(feature = "futures")]
+#[test]
+fn spsc_handles_as_futures_streams_and_sinks() {
+    use welltempered_channel::spsc;
+    for rt in [current_thread(), multi_thread()] {
+        let n = messages() / 10;
+        let (mut ping_tx, mut ping_rx) = spsc::bounded::<u64>(1);
+        let (pong_tx, pong_rx) = spsc::bounded::<u64>(1);
+        let (feed_tx, feed_rx) = spsc::bounded::<u64>(4);
+        rt.block_on(async move {
+            // The echo task answers through a sink; the main task reads answers as a stream.
+            let echo = tokio::spawn(async move {
+                let mut sink = pong_tx.into_sink();
+                while let Ok(v) = ping_rx.recv_async().await {
+                    sink.send(v + 1).await.unwrap();
+                }
+            });
+            let mut answers = pong_rx.into_stream();
+            for i in 0..n {
+                ping_tx.send_async(i).await.unwrap();
+                assert_eq!(answers.next().await, Some(i + 1));
+            }
+            drop(ping_tx);
+            echo.await.unwrap();
+            assert_eq!(answers.next().await, None);
+
+            // A blocking producer thread and a task's stream.
+            let feeder = std::thread::spawn(move || {
+                for i in 0..n {
+                    feed_tx.send(i).unwrap();
+                }
+            });
+            let got: Vec<u64> = feed_rx.into_stream().collect().await;
+            feeder.join().unwrap();
+            assert_eq!(got, (0..n).collect::<Vec<_>>());
+        });
+    }
+}
