@@ -259,7 +259,8 @@ const MANDEL_ITER: u32 = 500;
 /// Options of `welltempered par`.
 #[derive(Args, Clone, Debug, Default)]
 pub struct ParArgs {
-    /// Parts of the study: epcc, barrier, reduction, lock, apps, idle [default: all].
+    /// Parts of the study: epcc, barrier, reduction, lock, apps, idle, programs [default:
+    /// all].
     #[arg(long, value_delimiter = ',')]
     pub parts: Option<Vec<String>>,
     /// Team sizes for the constructs and barriers, counts or ranges (2,4 or 2-8) [default: 2,4,8;
