@@ -1,13 +1,14 @@
 //! The command line: `report` (the default: `report --quick`), one subcommand per section
 //! (`mutex`), `compare`, and the hidden entry points of child processes (measurements, load).
 
-use crate::compare::{Labeled, compare, hosts};
+use crate::compare::{Labeled, compare, compare_summary, hosts};
 use crate::harness::{CHILD_COMMAND, Progress};
+use crate::headline::section_summary;
 use crate::host::Host;
 use crate::load::LOAD_COMMAND;
 use crate::model::{Report, SCHEMA};
 use crate::sections::{Ctx, Suite, find, registry};
-use crate::summary::section_text;
+use crate::summary::{section_detail, skipped};
 use crate::{Error, Result, output};
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use std::io::Write;
@@ -46,6 +47,17 @@ pub fn command_with(help: bool) -> Command {
                 .help("No progress bar"),
         )
         .arg(
+            Arg::new("verbose")
+                .long("verbose")
+                .short('v')
+                .action(ArgAction::SetTrue)
+                .global(true)
+                .help(
+                    "Print every table (each cell's ratios, CPU time, context switches and \
+                     counters) after each section's summary; the Markdown report always has them",
+                ),
+        )
+        .arg(
             Arg::new("json")
                 .long("json")
                 .value_name("PATH")
@@ -79,6 +91,19 @@ pub fn command_with(help: bool) -> Command {
                     Arg::new("reports")
                         .value_name("REPORT.json")
                         .num_args(1..)
+                        .required(true)
+                        .value_parser(value_parser!(PathBuf)),
+                ),
+        )
+        .subcommand(
+            Command::new("show")
+                .about(
+                    "Print a recorded JSON report as a run prints it (the summary; --verbose for \
+                     every table), and with --out write its Markdown report and plots again",
+                )
+                .arg(
+                    Arg::new("report")
+                        .value_name("REPORT.json")
                         .required(true)
                         .value_parser(value_parser!(PathBuf)),
                 ),
@@ -156,6 +181,7 @@ pub fn output_paths(json: Option<&Path>, out: Option<&Path>, stem: &str) -> (Pat
 pub fn run(matches: &ArgMatches, argv: &[String], out: &mut dyn Write) -> Result<()> {
     let quick_flag = matches.get_flag("quick");
     let quiet = matches.get_flag("quiet");
+    let verbose = matches.get_flag("verbose");
     let json = matches.get_one::<PathBuf>("json").map(PathBuf::as_path);
     let dir = matches.get_one::<PathBuf>("out").map(PathBuf::as_path);
     let io = |e: std::io::Error| Error::new(format!("cannot write output: {e}"));
@@ -173,6 +199,21 @@ pub fn run(matches: &ArgMatches, argv: &[String], out: &mut dyn Write) -> Result
         Some((LOAD_COMMAND, m)) => {
             let kind = m.get_one::<String>("kind").map_or("", String::as_str);
             match crate::load::serve(kind)? {}
+        }
+        Some(("show", m)) => {
+            let path = m
+                .get_one::<PathBuf>("report")
+                .ok_or_else(|| Error::usage("show needs a report"))?;
+            let report = Report::load(path)?;
+            write_report(&report, verbose, out)?;
+            if let Some(d) = dir {
+                let stem = path
+                    .file_stem()
+                    .map_or_else(|| "report".into(), |s| s.to_string_lossy().into_owned());
+                let md = output::write_files(&report, d, &stem)?;
+                writeln!(out, "\nwrote {}", md.display()).map_err(io)?;
+            }
+            Ok(())
         }
         Some(("compare", m)) => {
             let paths: Vec<PathBuf> = m
@@ -205,9 +246,29 @@ pub fn run(matches: &ArgMatches, argv: &[String], out: &mut dyn Write) -> Result
                 writeln!(out, "{h}").map_err(io)?;
                 md.push_str(&format!("- {h}\n"));
             }
+            let mut summarised = Vec::new();
+            for (title, table) in compare_summary(&reports) {
+                writeln!(out, "\n== {title}: summary ==\n{}", table.to_text()).map_err(io)?;
+                md.push_str(&format!("\n## {title}: summary\n\n{}", table.to_markdown()));
+                summarised.push(title);
+            }
             for (title, table) in compare(&reports) {
-                writeln!(out, "\n== {title} ==\n{}", table.to_text()).map_err(io)?;
+                if table.rows.is_empty() {
+                    continue;
+                }
+                // A section without headlines is shown whole.
+                if verbose || !summarised.contains(&title) {
+                    writeln!(out, "\n== {title} ==\n{}", table.to_text()).map_err(io)?;
+                }
                 md.push_str(&format!("\n## {title}\n\n{}", table.to_markdown()));
+            }
+            if !verbose {
+                writeln!(
+                    out,
+                    "\nevery cell of every variant: --verbose{}",
+                    if dir.is_some() { ", or compare.md" } else { "" }
+                )
+                .map_err(io)?;
             }
             if let Some(d) = dir {
                 std::fs::create_dir_all(d).map_err(io)?;
@@ -241,7 +302,16 @@ pub fn run(matches: &ArgMatches, argv: &[String], out: &mut dyn Write) -> Result
                     Ok((s, m))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            execute("report", runs, quick_flag, quiet, json, dir, argv, out)
+            execute(
+                "report",
+                runs,
+                quick_flag,
+                (quiet, verbose),
+                json,
+                dir,
+                argv,
+                out,
+            )
         }
         Some((name, m)) => {
             let suite = find(name).ok_or_else(|| Error::new(format!("no section {name:?}")))?;
@@ -249,7 +319,7 @@ pub fn run(matches: &ArgMatches, argv: &[String], out: &mut dyn Write) -> Result
                 name,
                 vec![(suite, m.clone())],
                 quick_flag,
-                quiet,
+                (quiet, verbose),
                 json,
                 dir,
                 argv,
@@ -267,18 +337,65 @@ pub fn run(matches: &ArgMatches, argv: &[String], out: &mut dyn Write) -> Result
                     Ok((s, m))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            execute("report", runs, true, quiet, json, dir, argv, out)
+            execute("report", runs, true, (quiet, verbose), json, dir, argv, out)
         }
     }
 }
 
-/// Runs the sections, prints their tables, writes JSON, plots and Markdown.
+/// Prints `report` as a run prints it: the host line, then [`write_sections`].
+pub fn write_report(report: &Report, verbose: bool, out: &mut dyn Write) -> Result<()> {
+    let io = |e: std::io::Error| Error::new(format!("cannot write output: {e}"));
+    let h = &report.host;
+    writeln!(
+        out,
+        "host: {} | {} | {} | hardware counters: {}",
+        h.label(),
+        h.kernel,
+        h.rustc,
+        if h.pmu {
+            "yes"
+        } else {
+            "none (no PMU: cycles, instructions and cache misses are not counted)"
+        }
+    )
+    .map_err(io)?;
+    if !h.optimized {
+        writeln!(
+            out,
+            "note: debug build; use --release for meaningful numbers"
+        )
+        .map_err(io)?;
+    }
+    write_sections(report, verbose, out)
+}
+
+/// Prints each section of `report`: its heading, why it was skipped, its summary, and its
+/// tables when `verbose` or when it has no summary.
+pub fn write_sections(report: &Report, verbose: bool, out: &mut dyn Write) -> Result<()> {
+    let io = |e: std::io::Error| Error::new(format!("cannot write output: {e}"));
+    for s in &report.sections {
+        writeln!(out, "\n== {} ==", s.title).map_err(io)?;
+        if let Some(why) = skipped(s) {
+            writeln!(out, "skipped: {why}").map_err(io)?;
+        }
+        let summary = section_summary(s);
+        if let Some(text) = &summary {
+            write!(out, "{text}").map_err(io)?;
+        }
+        if verbose || (summary.is_none() && skipped(s).is_none()) {
+            write!(out, "{}", section_detail(s)).map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs the sections, prints their summaries (and tables), writes JSON, plots and Markdown.
 #[allow(clippy::too_many_arguments)]
 fn execute(
     stem: &str,
     runs: Vec<(&'static dyn Suite, ArgMatches)>,
     quick: bool,
-    quiet: bool,
+    (quiet, verbose): (bool, bool),
     json: Option<&Path>,
     dir: Option<&Path>,
     argv: &[String],
@@ -319,31 +436,17 @@ fn execute(
     let (json_path, dir) = output_paths(json, dir, stem);
     report.save(&json_path)?;
     let md = output::write_files(&report, &dir, stem)?;
-    let h = &report.host;
+    write_report(&report, verbose, out)?;
     writeln!(
         out,
-        "host: {} | {} | {} | hardware counters: {}",
-        h.label(),
-        h.kernel,
-        h.rustc,
-        if h.pmu { "yes" } else { "n/a (no PMU)" }
-    )
-    .map_err(io)?;
-    if !h.optimized {
-        writeln!(
-            out,
-            "note: debug build; use --release for meaningful numbers"
-        )
-        .map_err(io)?;
-    }
-    for s in &report.sections {
-        writeln!(out, "\n{}", section_text(s)).map_err(io)?;
-    }
-    writeln!(
-        out,
-        "\nwrote {} and {} (plots beside it); took {:.1} s",
+        "\nwrote {} and {} (every table; plots beside it){}; took {:.1} s",
         json_path.display(),
         md.display(),
+        if verbose {
+            ""
+        } else {
+            "; --verbose prints the tables here"
+        },
         started.elapsed().as_secs_f64()
     )
     .map_err(io)?;

@@ -1,6 +1,7 @@
 //! `welltempered compare`: merges reports from several machines into one cross-machine table,
 //! as omp0 compared its 8- and 128-core hosts. Needs only the JSON format.
 
+use crate::headline::{Line, for_section};
 use crate::model::{Group, Report};
 use crate::stats::{estimate, median};
 use crate::summary::{Table, fmt_estimate, fmt_value, paired_ratios};
@@ -73,8 +74,72 @@ pub fn compare_section(reports: &[Labeled], section: &str) -> Option<(String, Ta
     Some((first.title.clone(), Table { header, rows }))
 }
 
-/// Every section found in any report, in first-seen order, as (title, table).
-pub fn compare(reports: &[Labeled]) -> Vec<(String, Table)> {
+/// The summary of every section found in any report, one column per report: a row per headline
+/// (cell, ours, against, target) and, per report, its result and verdict ([`crate::headline`]),
+/// so that one table says which lock, channel or construct wins on which machine and how the
+/// ratios move with the machine. A section without headlines in any report is left out.
+pub fn compare_summary(reports: &[Labeled]) -> Vec<(String, Table)> {
+    let mut out = Vec::new();
+    for name in section_names(reports) {
+        let per_report: Vec<Vec<Line>> = reports
+            .iter()
+            .map(|l| {
+                l.report
+                    .sections
+                    .iter()
+                    .find(|s| s.name == name)
+                    .map(for_section)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let key = |l: &Line| {
+            (
+                l.cell.clone(),
+                l.ours.clone(),
+                l.against.clone(),
+                l.target.clone(),
+            )
+        };
+        let mut keys = Vec::new();
+        for l in per_report.iter().flatten() {
+            if !keys.contains(&key(l)) {
+                keys.push(key(l));
+            }
+        }
+        if keys.is_empty() {
+            continue;
+        }
+        let mut header: Vec<String> = ["cell", "ours", "against", "target"]
+            .map(str::to_string)
+            .to_vec();
+        header.extend(reports.iter().map(|l| l.label.clone()));
+        let rows = keys
+            .iter()
+            .map(|k| {
+                let mut cells = vec![k.0.clone(), k.1.clone(), k.2.clone(), k.3.clone()];
+                for lines in &per_report {
+                    cells.push(match lines.iter().find(|l| key(l) == *k) {
+                        Some(l) => match l.verdict {
+                            Some(v) => format!("{} {}", l.result, v.text()),
+                            None => l.result.clone(),
+                        },
+                        None => "-".to_string(),
+                    });
+                }
+                cells
+            })
+            .collect();
+        let title = reports
+            .iter()
+            .flat_map(|l| &l.report.sections)
+            .find(|s| s.name == name)
+            .map_or(name.clone(), |s| s.title.clone());
+        out.push((title, Table { header, rows }));
+    }
+    out
+}
+
+fn section_names(reports: &[Labeled]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for l in reports {
         for s in &l.report.sections {
@@ -84,6 +149,11 @@ pub fn compare(reports: &[Labeled]) -> Vec<(String, Table)> {
         }
     }
     names
+}
+
+/// Every section found in any report, in first-seen order, as (title, table).
+pub fn compare(reports: &[Labeled]) -> Vec<(String, Table)> {
+    section_names(reports)
         .iter()
         .filter_map(|n| compare_section(reports, n))
         .collect()
@@ -95,14 +165,7 @@ pub fn hosts(reports: &[Labeled]) -> Vec<String> {
         .iter()
         .map(|l| {
             let h = &l.report.host;
-            format!(
-                "{}: {} — {}, {}, {}",
-                l.label,
-                h.label(),
-                h.kernel,
-                h.rustc,
-                h.date_utc
-            )
+            format!("{}: {}; {}, {}", l.label, h.facts(), h.rustc, h.date_utc)
         })
         .collect()
 }

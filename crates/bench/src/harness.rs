@@ -8,6 +8,7 @@
 //! ([`std::env::current_exe`]) as `welltempered __child <section> <spec-json>`, the child runs one
 //! measurement and prints one [`Sample`] as JSON on its last stdout line.
 
+use crate::disturbance;
 use crate::model::{Rep, Sample};
 use crate::{Error, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -22,6 +23,11 @@ pub fn rotated_order<T: Clone>(variants: &[T], rep: usize) -> Vec<T> {
 
 /// Runs `reps` repetitions of every variant, rotating the order, and returns the raw samples.
 /// `run` measures one variant once; its error aborts the whole group.
+///
+/// Each sample records the foreign CPU time it saw ([`crate::disturbance`]). A repetition with
+/// a disturbed sample is run again, whole (its ratios are taken within it), at most
+/// [`disturbance::RETRIES`] times; the attempt kept says how many were discarded and whether it
+/// was still disturbed.
 pub fn run_paired(
     variants: &[String],
     reps: usize,
@@ -31,15 +37,36 @@ pub fn run_paired(
     let mut out = Vec::with_capacity(reps);
     for r in 0..reps {
         let order = rotated_order(variants, r);
-        let mut samples = Vec::with_capacity(order.len());
-        for v in &order {
-            progress.message(v);
-            let mut s = run(v)?;
-            s.variant = v.clone();
-            samples.push(s);
-            progress.inc();
+        let mut retried = 0;
+        loop {
+            let mut samples = Vec::with_capacity(order.len());
+            let mut disturbed = false;
+            for v in &order {
+                progress.message(v);
+                let meter = disturbance::Meter::start();
+                let mut s = run(v)?;
+                if let Some((foreign, wall)) = meter.and_then(|m| m.read()) {
+                    s.foreign_cpu_s = Some(foreign);
+                    disturbed |= !disturbance::under_deliberate_load()
+                        && disturbance::is_disturbed(foreign, wall);
+                }
+                s.variant = v.clone();
+                samples.push(s);
+                progress.inc();
+            }
+            if disturbed && retried < disturbance::RETRIES {
+                retried += 1;
+                progress.add_steps(order.len() as u64);
+                continue;
+            }
+            out.push(Rep {
+                order: order.clone(),
+                samples,
+                retried,
+                disturbed,
+            });
+            break;
         }
-        out.push(Rep { order, samples });
     }
     Ok(out)
 }

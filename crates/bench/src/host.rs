@@ -26,6 +26,17 @@ pub struct Host {
     pub optimized: bool,
     /// Start of the run, UTC, ISO 8601.
     pub date_utc: String,
+    /// Whether simultaneous multithreading is active (`/sys/devices/system/cpu/smt/active`);
+    /// `null` where the kernel does not say.
+    #[serde(default)]
+    pub smt: Option<bool>,
+    /// NUMA nodes with CPUs (`/sys/devices/system/node/has_cpu`); 0 where not known.
+    #[serde(default)]
+    pub numa_nodes: usize,
+    /// The CPU frequency governor of CPU 0 (`scaling_governor`); empty where there is none (a
+    /// virtual machine without cpufreq).
+    #[serde(default)]
+    pub governor: String,
 }
 
 impl Host {
@@ -48,7 +59,40 @@ impl Host {
             pmu: crate::counters::pmu_available(),
             optimized: !cfg!(debug_assertions),
             date_utc: utc_now(),
+            smt: match read_trim("/sys/devices/system/cpu/smt/active").as_str() {
+                "1" => Some(true),
+                "0" => Some(false),
+                _ => None,
+            },
+            numa_nodes: count_cpu_list(&read_trim("/sys/devices/system/node/has_cpu")),
+            governor: read_trim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
         }
+    }
+
+    /// The facts that tell machines apart, in one line: CPU, cores, SMT, NUMA nodes, kernel,
+    /// governor, PMU.
+    pub fn facts(&self) -> String {
+        let smt = match self.smt {
+            Some(true) => "SMT on",
+            Some(false) => "SMT off",
+            None => "SMT unknown",
+        };
+        let numa = match self.numa_nodes {
+            0 => "NUMA unknown".to_string(),
+            1 => "1 NUMA node".to_string(),
+            n => format!("{n} NUMA nodes"),
+        };
+        let governor = if self.governor.is_empty() {
+            "no cpufreq governor".to_string()
+        } else {
+            format!("governor {}", self.governor)
+        };
+        format!(
+            "{}, {smt}, {numa}, {}, {governor}, {}",
+            self.label(),
+            self.kernel,
+            if self.pmu { "PMU" } else { "no PMU" }
+        )
     }
 
     /// A short label for tables: CPU model and core count.
@@ -77,6 +121,21 @@ fn cpus_online() -> usize {
     let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let n = info.lines().filter(|l| l.starts_with("processor")).count();
     n.max(1)
+}
+
+/// The number of entries in a kernel CPU or node list such as `0-3,8,10-11` (0 for an empty
+/// or unreadable one).
+pub fn count_cpu_list(list: &str) -> usize {
+    list.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| match p.trim().split_once('-') {
+            Some((a, b)) => match (a.parse::<usize>(), b.parse::<usize>()) {
+                (Ok(a), Ok(b)) if b >= a => b - a + 1,
+                _ => 0,
+            },
+            None => usize::from(p.trim().parse::<usize>().is_ok()),
+        })
+        .sum()
 }
 
 /// Parses `name=version;name=version`; a name seen twice keeps both versions, comma-separated.
@@ -132,6 +191,14 @@ mod tests {
         assert_eq!(utc_from_unix(0), "1970-01-01T00:00:00Z");
         assert_eq!(utc_from_unix(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(utc_from_unix(1_798_761_599), "2026-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn kernel_lists_are_counted() {
+        assert_eq!(count_cpu_list("0"), 1);
+        assert_eq!(count_cpu_list("0-3,8,10-11"), 7);
+        assert_eq!(count_cpu_list(""), 0);
+        assert_eq!(count_cpu_list("x"), 0);
     }
 
     #[test]

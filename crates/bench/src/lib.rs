@@ -23,12 +23,17 @@
 //! welltempered preload [--locks glibc,mutex,hemlock-park] [--threads 1,2,4,8,16] [--keys N]
 //!                      [--duration 500ms] [--reps 5]   # LevelDB readrandom under LD_PRELOAD
 //! welltempered reach [--reps 3] [--offline]   # the static analysis's reach table (WTC)
-//! welltempered compare a.json b.json ...   # cross-machine table
-//! global options: --quick, --quiet/-q, --json PATH, --out DIR (default: beside --json, else results/)
+//! welltempered compare a.json b.json ...   # the summary, one column per machine
+//! welltempered show report.json            # a recorded report printed again
+//! global options: --quick, --quiet/-q, --verbose/-v, --json PATH,
+//!                 --out DIR (default: beside --json, else results/)
 //! ```
 //!
-//! Every run prints its tables on stdout and writes `<out>/<command>.json` (or `--json PATH`),
-//! `<out>/<command>.md` and one SVG plot per thread sweep. The JSON format is [`model::Report`]
+//! Every run prints each section's summary on stdout ([`headline`]: ours against each anchor,
+//! intervals, a verdict per target; `--verbose` adds every table) and writes
+//! `<out>/<command>.json` (or `--json PATH`), `<out>/<command>.md` and one SVG plot per thread
+//! sweep. Each sample records the CPU time other processes took while it ran, and disturbed
+//! repetitions are run again ([`disturbance`]). The JSON format is [`model::Report`]
 //! (schema `welltempered-report/1`): `host` (CPU, cores, kernel, rustc, crate versions, PMU,
 //! UTC date), `config`, and `sections[]`, each with `groups[]` (one experiment cell: `id`,
 //! `params`, `metric`, `variants`) holding `reps[]` (the rotated `order` and one raw `samples[]`
@@ -49,7 +54,9 @@ pub mod args;
 pub mod cli;
 pub mod compare;
 pub mod counters;
+pub mod disturbance;
 pub mod harness;
+pub mod headline;
 pub mod host;
 pub mod load;
 pub mod model;

@@ -164,6 +164,10 @@ impl LoadGuard {
             // In the guard before anything can fail, so that an error below still kills it and
             // the ones before it.
             guard.children.push(child);
+            if guard.children.len() == 1 {
+                // Undone by the guard's drop, which sees a child.
+                crate::disturbance::deliberate_load(true);
+            }
             let child = guard.children.last_mut().expect("just pushed");
             let mut line = String::new();
             if let Some(out) = child.stdout.take() {
@@ -196,6 +200,9 @@ impl LoadGuard {
 
 impl Drop for LoadGuard {
     fn drop(&mut self) {
+        if !self.children.is_empty() {
+            crate::disturbance::deliberate_load(false);
+        }
         // Every process is signalled before any is waited for, so they stop together.
         for c in &mut self.children {
             let _ = c.kill();

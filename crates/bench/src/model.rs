@@ -71,6 +71,18 @@ pub struct Metric {
     pub op: String,
 }
 
+impl Metric {
+    /// The unit as a table heading says it: a rate in millions names its operation
+    /// (`M acq/s`, `M elem/s`); any other unit reads as it is.
+    pub fn label(&self) -> String {
+        if self.unit == "M/s" && !self.op.is_empty() {
+            format!("M {}/s", self.op)
+        } else {
+            self.unit.clone()
+        }
+    }
+}
+
 /// One workload family's results.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Section {
@@ -120,12 +132,20 @@ pub struct Group {
 }
 
 /// One repetition: every variant once, in a rotated order.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Rep {
     /// The order in which the variants ran.
     pub order: Vec<String>,
     /// One sample per variant (same order as `order`).
     pub samples: Vec<Sample>,
+    /// How many earlier attempts at this repetition were discarded as disturbed
+    /// ([`crate::disturbance`]).
+    #[serde(default)]
+    pub retried: u32,
+    /// Whether this repetition was still disturbed when the retries ran out: kept, and counted
+    /// in the report.
+    #[serde(default)]
+    pub disturbed: bool,
 }
 
 impl Rep {
@@ -161,6 +181,10 @@ pub struct Sample {
     pub child: bool,
     /// Any further figures of the workload.
     pub extra: BTreeMap<String, f64>,
+    /// CPU seconds that something other than the measurement took on the machine while this
+    /// sample ran ([`crate::disturbance`]); `null` where not measured.
+    #[serde(default)]
+    pub foreign_cpu_s: Option<f64>,
 }
 
 #[cfg(test)]
@@ -184,6 +208,7 @@ pub(crate) mod tests {
             per_thread: vec![600, 400],
             child: false,
             extra: BTreeMap::from([("x".to_string(), 1.5)]),
+            foreign_cpu_s: Some(0.001),
         };
         Report {
             schema: SCHEMA.to_string(),
@@ -208,6 +233,7 @@ pub(crate) mod tests {
                     reps: vec![Rep {
                         order: vec!["spin".into(), "std".into()],
                         samples: vec![sample("spin", 2.0), sample("std", 1.0)],
+                        ..Default::default()
                     }],
                 }],
             }],

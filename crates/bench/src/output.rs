@@ -28,6 +28,21 @@ fn param_text(v: &serde_json::Value) -> String {
     }
 }
 
+/// The parameter a group names its swept value's meaning by, when the section's sweep parameter
+/// stands for different things in different workloads (the channel's `x`: element bytes in W1,
+/// producers in W9). It is left out of a sweep's label.
+pub const SWEEP_NAME_PARAM: &str = "x_is";
+
+/// What the swept value of `group` is, for headings: its [`SWEEP_NAME_PARAM`] where it has one,
+/// else the section's sweep parameter.
+pub fn sweep_name(section: &Section, group: &Group) -> String {
+    group
+        .params
+        .get(SWEEP_NAME_PARAM)
+        .and_then(serde_json::Value::as_str)
+        .map_or_else(|| section.sweep.clone().unwrap_or_default(), str::to_string)
+}
+
 /// Groups the section's groups into sweeps along `section.sweep` (groups lacking a numeric value
 /// of the swept parameter are left out).
 pub fn sweeps(section: &Section) -> Vec<Sweep> {
@@ -42,7 +57,7 @@ pub fn sweeps(section: &Section) -> Vec<Sweep> {
         let rest: Vec<String> = g
             .params
             .iter()
-            .filter(|(k, _)| k.as_str() != x)
+            .filter(|(k, _)| k.as_str() != x && k.as_str() != SWEEP_NAME_PARAM)
             .map(|(k, v)| format!("{k}={}", param_text(v)))
             .collect();
         by_rest.entry(rest.join(", ")).or_default().push((xv, i));
@@ -102,7 +117,7 @@ pub fn plot_sweep(section: &Section, sweep: &Sweep, path: &Path) -> Result<()> {
         .fold(0.0f64, f64::max)
         .max(1e-9)
         * 1.1;
-    let x_name = section.sweep.clone().unwrap_or_default();
+    let x_name = sweep_name(section, first);
     let err = |e: &dyn std::fmt::Display| Error::new(format!("plot {}: {e}", path.display()));
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
@@ -119,7 +134,7 @@ pub fn plot_sweep(section: &Section, sweep: &Sweep, path: &Path) -> Result<()> {
     chart
         .configure_mesh()
         .x_desc(x_name)
-        .y_desc(first.metric.unit.clone())
+        .y_desc(first.metric.label())
         .x_label_formatter(&|x| format!("{x:.0}"))
         .draw()
         .map_err(|e| err(&e))?;
@@ -197,6 +212,7 @@ pub fn markdown(report: &Report, plots: &BTreeMap<String, Vec<(String, PathBuf)>
         "\nRatios are speed-ups over the named baseline taken within each repetition (paired), \
          summarised by their median and a bootstrap 95% interval; above 1 is better.\n",
     );
+    md.push_str(&summary_markdown(report));
     md.push_str(&format!(
         "\n<details><summary>configuration</summary>\n\n```json\n{}\n```\n</details>\n",
         serde_json::to_string_pretty(&report.config).unwrap_or_default()
@@ -226,8 +242,38 @@ pub fn markdown(report: &Report, plots: &BTreeMap<String, Vec<(String, PathBuf)>
             md.push_str(&format!("\n![{label}]({file})\n"));
         }
         for g in &s.groups {
-            md.push_str(&format!("\n### {} ({} reps)\n\n", g.title, g.reps.len()));
+            md.push_str(&format!(
+                "\n### {} ({})\n\n",
+                g.title,
+                crate::summary::reps_note(g)
+            ));
             md.push_str(&group_table(s, g).to_markdown());
+        }
+    }
+    md
+}
+
+/// The report's summary in Markdown: per section its headlines (ours against each anchor, with
+/// the interval and the verdict per target) and the tally of verdicts, or why it was skipped.
+pub fn summary_markdown(report: &Report) -> String {
+    let mut md = String::from("\n## Summary\n");
+    for s in &report.sections {
+        md.push_str(&format!("\n### {}\n\n", s.title));
+        if let Some(why) = crate::summary::skipped(s) {
+            md.push_str(&format!("Skipped: {why}\n"));
+            continue;
+        }
+        let lines = crate::headline::for_section(s);
+        if lines.is_empty() {
+            md.push_str("No headlines: the tables below are the results.\n");
+            continue;
+        }
+        md.push_str(&crate::headline::table(&lines).to_markdown());
+        if let Some(t) = crate::headline::tally(&lines) {
+            md.push_str(&format!("\n{t}\n"));
+        }
+        if let Some(d) = crate::summary::disturbance_line(s) {
+            md.push_str(&format!("\n{d}\n"));
         }
     }
     md

@@ -90,9 +90,14 @@ fn tiny_mutex_run_has_the_documented_structure() {
     check_structure(&r, false);
     assert!(stdout.contains("MutexBench"));
     assert!(stdout.contains("vs std [95% CI]") && stdout.contains("vs parking_lot [95% CI]"));
-    assert!(stdout.contains("cpu-us/acq") && stdout.contains("csw/acq"));
+    // No summary for these locks (it follows ours), so the tables are printed; units are
+    // chosen per table, and counter columns nothing filled are left out.
+    assert!(
+        stdout.contains("cpu-") && stdout.contains("csw/"),
+        "{stdout}"
+    );
     if !r.host.pmu {
-        assert!(stdout.contains("n/a"));
+        assert!(!stdout.contains("cycles/"), "{stdout}");
     }
     // Markdown and one plot per (workload, cs) sweep, beside the JSON.
     assert!(dir.join("mutex.md").exists());
@@ -338,6 +343,7 @@ fn small_workload_runs_quiet_and_under_load() {
         .args([
             "channel",
             "-q",
+            "--verbose",
             "--workloads",
             "small",
             "--load",

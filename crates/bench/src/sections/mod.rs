@@ -16,6 +16,10 @@ pub mod preload;
 pub mod programs;
 pub mod reach;
 
+/// Repetitions of every paired section unless `--reps` says otherwise, in `--quick` too: with
+/// fewer, one disturbed repetition decides a bootstrap interval's end.
+pub const REPS: usize = 5;
+
 /// What a run of a section needs from the harness.
 #[derive(Debug)]
 pub struct Ctx<'a> {
@@ -41,6 +45,13 @@ pub trait Suite: Sync {
     /// runs. Built only when help is asked for (it may build the plans).
     fn help_after(&self) -> String {
         String::new()
+    }
+    /// The headlines of a run of this section (its `section` as measured or as read back from
+    /// JSON): ours against each anchor in the cells that matter, with the targets the project
+    /// set. The report prints them first; a section without headlines prints its tables.
+    fn summary(&self, section: &Section) -> Vec<crate::headline::Line> {
+        let _ = section;
+        Vec::new()
     }
 }
 

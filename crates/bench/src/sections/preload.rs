@@ -61,7 +61,7 @@ pub struct PreloadArgs {
     /// Measured window of each run, e.g. 500ms [default: 500ms; quick: 200ms].
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
-    /// Repetitions [default: 5; quick: 3].
+    /// Repetitions [default: 5, in --quick too].
     #[arg(long, value_parser = parse_positive)]
     pub reps: Option<usize>,
 }
@@ -124,7 +124,7 @@ impl PreloadArgs {
                 }),
             keys: self.keys.unwrap_or(if quick { 100_000 } else { 200_000 }),
             duration_ms: duration.as_millis() as u64,
-            reps: self.reps.unwrap_or(if quick { 3 } else { 5 }),
+            reps: self.reps.unwrap_or(crate::sections::REPS),
         })
     }
 }
@@ -341,11 +341,37 @@ pub fn run_plan(plan: &Plan, ctx: &Ctx<'_>) -> Result<Section> {
     Ok(section)
 }
 
+/// The preload section's headlines: each lock of the run against glibc's mutexes in LevelDB,
+/// with the preload library's targets for the default lock (`mutex`): at least 0.95x glibc at
+/// 1 and 2 threads, at least 0.8x at 16 (oversubscribed).
+fn summary(s: &Section) -> Vec<crate::headline::Line> {
+    let mut out = Vec::new();
+    for g in &s.groups {
+        let Some(t) = g.params.get("threads").and_then(serde_json::Value::as_u64) else {
+            continue;
+        };
+        let cell = format!("readrandom, {t} threads");
+        for lock in g.variants.iter().filter(|v| *v != GLIBC) {
+            let target = match (lock.as_str(), t) {
+                ("mutex", 1 | 2) => Some(0.95),
+                ("mutex", 16) => Some(0.8),
+                _ => None,
+            };
+            out.extend(crate::headline::ratio(s, &g.id, &cell, lock, GLIBC, target));
+        }
+    }
+    out
+}
+
 /// The preload section.
 #[derive(Clone, Copy, Debug)]
 pub struct PreloadBench;
 
 impl Suite for PreloadBench {
+    fn summary(&self, section: &Section) -> Vec<crate::headline::Line> {
+        summary(section)
+    }
+
     fn name(&self) -> &'static str {
         "preload"
     }

@@ -467,6 +467,27 @@ pub fn run_programs(args: &ProgramsArgs, ctx: &Ctx<'_>) -> Result<Section> {
 pub struct ProgramsBench;
 
 impl Suite for ProgramsBench {
+    fn summary(&self, section: &Section) -> Vec<crate::headline::Line> {
+        // Each program's whole-process time and CPU time, ours against the build as published
+        // (no target: the evidence is the ratio, the same output and the remarks).
+        let mut out = Vec::new();
+        for g in &section.groups {
+            let Some(name) = g.id.strip_prefix("programs/") else {
+                continue;
+            };
+            let (program, what) = match name.split_once('/') {
+                None => (name, "wall time"),
+                Some((p, "cpu_s")) => (p, "CPU time"),
+                Some(_) => continue,
+            };
+            let cell = format!("{program}, {what}");
+            out.extend(crate::headline::ratio(
+                section, &g.id, &cell, OURS, PUBLISHED, None,
+            ));
+        }
+        out
+    }
+
     fn name(&self) -> &'static str {
         "programs"
     }

@@ -90,6 +90,7 @@ mod first;
 mod flavors;
 mod plan;
 mod select;
+mod summary;
 mod workloads;
 pub use first::FirstUse;
 pub use flavors::*;
@@ -168,6 +169,10 @@ pub fn run_plan(plan: &Plan, progress: &Progress) -> Result<Section> {
 pub struct ChannelBench;
 
 impl Suite for ChannelBench {
+    fn summary(&self, section: &Section) -> Vec<crate::headline::Line> {
+        summary::lines(section)
+    }
+
     fn name(&self) -> &'static str {
         "channel"
     }

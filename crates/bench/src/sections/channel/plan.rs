@@ -14,7 +14,7 @@ pub struct ChannelArgs {
     /// Measured window of each run, e.g. 200ms, 1.5s or 1m [default: 200ms; quick: 100ms].
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
-    /// Repetitions (each runs every channel once) [default: 5; quick: 3].
+    /// Repetitions (each runs every channel once) [default: 5, in --quick too].
     #[arg(long, value_parser = parse_positive)]
     pub reps: Option<usize>,
     /// Run every measurement in a child process.
@@ -164,7 +164,7 @@ impl ChannelArgs {
             workloads,
             quick,
             duration_ns: duration.as_nanos() as u64,
-            reps: self.reps.unwrap_or(if quick { 3 } else { 5 }),
+            reps: self.reps.unwrap_or(crate::sections::REPS),
             isolate: self.isolate,
             busy_iters_per_ns: busy_iters_per_ns(),
         })
@@ -222,7 +222,7 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
     let mut push = |w: Workload,
                     id: String,
                     title: String,
-                    x: Option<serde_json::Value>,
+                    x: Option<(&str, serde_json::Value)>,
                     mut params: BTreeMap<String, serde_json::Value>,
                     metric: &Metric,
                     spec: Spec,
@@ -231,8 +231,12 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
             return;
         }
         params.insert("workload".into(), serde_json::json!(w.name()));
-        if let Some(x) = x {
+        if let Some((name, x)) = x {
             params.insert("x".into(), x);
+            params.insert(
+                crate::output::SWEEP_NAME_PARAM.into(),
+                serde_json::json!(name),
+            );
         }
         out.push(Cell {
             group: Group {
@@ -270,7 +274,7 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
                         w,
                         format!("w1/{b}B"),
                         format!("W1 SPSC hand-over, {b}-byte elements"),
-                        Some(serde_json::json!(b)),
+                        Some(("element bytes", serde_json::json!(b))),
                         BTreeMap::new(),
                         &throughput,
                         Spec {
@@ -297,7 +301,7 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
                         w,
                         format!("w2/rate={r}"),
                         format!("W2 latency from due time (median; p99 in extra), {r}/s"),
-                        Some(serde_json::json!(r)),
+                        Some(("target rate (elements/s)", serde_json::json!(r))),
                         BTreeMap::new(),
                         &metric,
                         Spec {
@@ -324,7 +328,7 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
                             "W3 three-stage pipeline, 64-byte records, {} per stage",
                             fmt_ns(g)
                         ),
-                        Some(serde_json::json!(g)),
+                        Some(("work per stage (ns)", serde_json::json!(g))),
                         BTreeMap::new(),
                         &throughput,
                         Spec {
@@ -348,7 +352,7 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
                         w,
                         format!("w7/k={k}"),
                         format!("W7 batching, {k} elements per send and per receive"),
-                        Some(serde_json::json!(k)),
+                        Some(("elements per batch", serde_json::json!(k))),
                         BTreeMap::new(),
                         &throughput,
                         Spec {
@@ -437,7 +441,7 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
                                 "W11 thread pool, 1 submitter, {n} workers, {} tasks",
                                 fmt_ns(t)
                             ),
-                            Some(serde_json::json!(n)),
+                            Some(("workers", serde_json::json!(n))),
                             BTreeMap::from([("task_ns".to_string(), serde_json::json!(t))]),
                             &throughput,
                             Spec {
@@ -470,7 +474,7 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
                                 "small: {kind}, {senders} sender{} : 1 receiver",
                                 if senders == 1 { "" } else { "s" }
                             ),
-                            Some(serde_json::json!(senders)),
+                            Some(("senders", serde_json::json!(senders))),
                             BTreeMap::from([("capacity".to_string(), serde_json::json!(cap))]),
                             &throughput,
                             Spec {
@@ -502,7 +506,7 @@ pub fn groups(plan: &Plan) -> Vec<Cell> {
                                  producer{} each : 1 selecting consumer",
                                 if per_channel == 1 { "" } else { "s" }
                             ),
-                            Some(serde_json::json!(per_channel)),
+                            Some(("producers per channel", serde_json::json!(per_channel))),
                             BTreeMap::from([("channels".to_string(), serde_json::json!(k))]),
                             &throughput,
                             Spec {

@@ -298,6 +298,7 @@ pub(super) fn sample(
         per_thread,
         child: false,
         extra: BTreeMap::new(),
+        foreign_cpu_s: None,
     }
 }
 

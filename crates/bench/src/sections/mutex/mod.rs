@@ -37,6 +37,7 @@ use welltempered_lock as wl;
 
 mod condvar;
 mod rwlock;
+mod summary;
 
 /// A lock as the benchmark drives it: construct around data, run a closure under the lock, take
 /// the data back.
@@ -416,6 +417,7 @@ pub fn run_cell<L: BenchLock<Shared>>(spec: &Spec) -> Result<Sample> {
         child: false,
         // Whole run: spawn, window and drain.
         extra: BTreeMap::from([("run_s".to_string(), run_s)]),
+        foreign_cpu_s: None,
     })
 }
 
@@ -475,6 +477,7 @@ pub fn run_latency<L: BenchLock<Shared>>(spec: &Spec) -> Result<Sample> {
         per_thread: vec![ops],
         child: false,
         extra: BTreeMap::new(),
+        foreign_cpu_s: None,
     })
 }
 
@@ -499,7 +502,7 @@ pub struct MutexArgs {
     /// Measured window of each run, e.g. 200ms, 1.5s or 1m [default: 100ms; quick: 30ms].
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
-    /// Repetitions (each runs every lock once) [default: 5; quick: 3].
+    /// Repetitions (each runs every lock once) [default: 5, in --quick too].
     #[arg(long, value_parser = parse_positive)]
     pub reps: Option<usize>,
     /// Skip the uncontended-latency group.
@@ -613,7 +616,7 @@ impl MutexArgs {
             cs_ns,
             cells,
             duration_ns: duration.as_nanos() as u64,
-            reps: self.reps.unwrap_or(if quick { 3 } else { 5 }),
+            reps: self.reps.unwrap_or(crate::sections::REPS),
             latency: !self.no_latency,
             isolate: self.isolate,
             busy_iters_per_ns: busy_iters_per_ns(),
@@ -819,6 +822,10 @@ pub fn run_plan(plan: &Plan, progress: &Progress) -> Result<Section> {
 pub struct MutexBench;
 
 impl Suite for MutexBench {
+    fn summary(&self, section: &Section) -> Vec<crate::headline::Line> {
+        summary::lines(section)
+    }
+
     fn name(&self) -> &'static str {
         "mutex"
     }

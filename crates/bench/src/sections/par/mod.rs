@@ -52,6 +52,7 @@ use welltempered_par::{
 mod libgomp;
 mod native;
 mod parent;
+mod summary;
 use libgomp::*;
 pub use native::*;
 pub use parent::*;
@@ -290,7 +291,7 @@ pub struct ParArgs {
     /// Idle window measured after a region, e.g. 1s [default: 1s; quick: 500ms].
     #[arg(long, value_parser = parse_duration)]
     pub idle: Option<Duration>,
-    /// Repetitions [default: 5; quick: 3].
+    /// Repetitions [default: 5, in --quick too].
     #[arg(long, value_parser = parse_positive)]
     pub reps: Option<usize>,
 }
@@ -438,7 +439,7 @@ impl ParArgs {
             idle_ms: self
                 .idle
                 .map_or(if quick { 500 } else { 1000 }, |d| d.as_millis() as u64),
-            reps: self.reps.unwrap_or(if quick { 3 } else { 5 }),
+            reps: self.reps.unwrap_or(crate::sections::REPS),
             libgomp_skipped: (!LIBGOMP_SKIPPED.is_empty()).then(|| LIBGOMP_SKIPPED.to_string()),
             libgomp_compiler: env!("WT_LIBGOMP_COMPILER").to_string(),
             wt_gomp_library,
@@ -564,6 +565,10 @@ fn run_job(job: &Job, plan: &Plan) -> Result<Sample> {
 pub struct ParBench;
 
 impl Suite for ParBench {
+    fn summary(&self, section: &Section) -> Vec<crate::headline::Line> {
+        summary::lines(section)
+    }
+
     fn name(&self) -> &'static str {
         "par"
     }
