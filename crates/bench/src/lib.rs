@@ -58,6 +58,7 @@ pub mod disturbance;
 pub mod harness;
 pub mod headline;
 pub mod host;
+pub mod html;
 pub mod load;
 pub mod model;
 pub mod output;

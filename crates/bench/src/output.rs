@@ -4,7 +4,7 @@
 //! plotters' built-in estimate, so no font files or fontconfig are needed to produce them.
 
 use crate::model::{Group, Report, Section};
-use crate::summary::{group_table, rows};
+use crate::summary::group_table;
 use crate::{Error, Result};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
@@ -86,104 +86,198 @@ pub fn sweeps(section: &Section) -> Vec<Sweep> {
         .collect()
 }
 
-/// Draws one sweep to `path`: x = swept parameter (log scale), y = median primary figure, one
-/// line per variant.
-pub fn plot_sweep(section: &Section, sweep: &Sweep, path: &Path) -> Result<()> {
+/// The Okabe–Ito palette (Okabe & Ito, "Color Universal Design", 2008,
+/// <https://jfly.uni-koeln.de/color/>): eight colours told apart with every common colour-vision
+/// deficiency, black first. Variants beyond eight reuse them with another marker.
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 0, 0),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 158, 115),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(204, 121, 167),
+];
+
+/// One variant's line in a sweep plot: per swept point, the median paired ratio to the
+/// baseline and its 95% interval.
+type RatioLine = (String, Vec<(usize, crate::stats::Estimate)>);
+
+/// The ratio lines of a sweep against `baseline`, one per variant of its first group.
+fn ratio_lines(section: &Section, sweep: &Sweep, baseline: &str) -> Vec<RatioLine> {
     let groups: Vec<&Group> = sweep
         .points
         .iter()
         .map(|&(_, i)| &section.groups[i])
         .collect();
-    let first = groups[0];
-    let mut lines: Vec<(String, Vec<(f64, f64)>)> = first
+    groups[0]
         .variants
         .iter()
-        .map(|v| (v.clone(), Vec::new()))
-        .collect();
-    for (&(x, _), g) in sweep.points.iter().zip(&groups) {
-        for r in rows(g, &[]) {
-            if let (Some(line), Some(y)) = (lines.iter_mut().find(|l| l.0 == r.variant), r.value)
-                && y.is_finite()
-            {
-                line.1.push((x, y));
-            }
-        }
-    }
-    let xs: Vec<f64> = sweep.points.iter().map(|p| p.0.max(1e-9)).collect();
-    let (x0, x1) = (xs[0], xs[xs.len() - 1].max(xs[0] * 1.0001));
-    let ymax = lines
-        .iter()
-        .flat_map(|l| l.1.iter().map(|p| p.1))
-        .fold(0.0f64, f64::max)
-        .max(1e-9)
-        * 1.1;
-    let x_name = sweep_name(section, first);
-    let err = |e: &dyn std::fmt::Display| Error::new(format!("plot {}: {e}", path.display()));
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("{}: {}", section.title, sweep.label),
-            ("sans-serif", 18),
-        )
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d((x0..x1).log_scale(), 0.0..ymax)
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc(x_name)
-        .y_desc(first.metric.label())
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .draw()
-        .map_err(|e| err(&e))?;
-    for (i, (name, pts)) in lines.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-            .map_err(|e| err(&e))?
-            .label(name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-            });
-        chart
-            .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
-            .map_err(|e| err(&e))?;
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+        .map(|v| {
+            let pts = groups
+                .iter()
+                .enumerate()
+                .filter_map(|(i, g)| {
+                    let e = crate::stats::estimate(&crate::summary::paired_ratios(g, v, baseline))?;
+                    (e.lo > 0.0 && e.hi.is_finite()).then_some((i, e))
+                })
+                .collect();
+            (v.clone(), pts)
+        })
+        .collect()
 }
 
-/// Writes every sweep plot of the report into `dir`; returns the files per section.
-pub fn write_plots(
-    report: &Report,
-    dir: &Path,
-) -> Result<BTreeMap<String, Vec<(String, PathBuf)>>> {
+/// A log axis's tick as a person writes it: `1`, `0.1`, `0.02`, `50`.
+fn tick(y: f64) -> String {
+    let s = crate::summary::fmt_value(Some(y));
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// Draws one sweep as SVG text: x = the swept values (one labelled tick each), y = each
+/// variant's median paired speed-up over the section's first baseline with its 95% interval
+/// as a bar, on a log scale (ratios of 0.02 and 50 are the same distance from 1), a line at 1
+/// for the baseline; the title says what is measured and on which host.
+pub fn sweep_svg(section: &Section, sweep: &Sweep, host: &str) -> Result<String> {
+    let first = &section.groups[sweep.points[0].1];
+    let Some(baseline) = section.baselines_for(first).into_iter().next() else {
+        return Err(Error::new(format!(
+            "{}: {} has no baseline to plot ratios against",
+            section.name, sweep.label
+        )));
+    };
+    let lines = ratio_lines(section, sweep, &baseline);
+    let (mut lo, mut hi) = (1.0f64, 1.0f64);
+    for (_, pts) in &lines {
+        for (_, e) in pts {
+            lo = lo.min(e.lo);
+            hi = hi.max(e.hi);
+        }
+    }
+    let (lo, hi) = (lo / 1.3, hi * 1.3);
+    let n = sweep.points.len();
+    let xs: Vec<String> = sweep.points.iter().map(|p| format!("{}", p.0)).collect();
+    let x_name = sweep_name(section, first);
+    let err = |e: &dyn std::fmt::Display| Error::new(format!("plot {}: {e}", sweep.label));
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!(
+                    "{}, {}: speed-up over {baseline} by {x_name} ({host})",
+                    section.title, sweep.label
+                ),
+                ("sans-serif", 15),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(-0.5..(n as f64 - 0.5), (lo..hi).log_scale())
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc(x_name)
+            .y_desc(format!(
+                "speed-up over {baseline} in {}: median, 95% interval (log)",
+                first.metric.label()
+            ))
+            .x_labels(n)
+            .x_label_formatter(&|x| {
+                let i = x.round();
+                if (x - i).abs() < 1e-6 && i >= 0.0 {
+                    xs.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .y_label_formatter(&|y| tick(*y))
+            .draw()
+            .map_err(|e| err(&e))?;
+        chart
+            .draw_series(LineSeries::new(
+                [(-0.5, 1.0), (n as f64 - 0.5, 1.0)],
+                BLACK.mix(0.4).stroke_width(1),
+            ))
+            .map_err(|e| err(&e))?;
+        let count = lines.len().max(1) as f64;
+        for (k, (name, pts)) in lines.iter().enumerate() {
+            let color = PALETTE[k % PALETTE.len()];
+            // Side by side within a point, so that intervals do not hide each other.
+            let dx = (k as f64 - (count - 1.0) / 2.0) * (0.6 / count);
+            let at = |i: usize| i as f64 + dx;
+            chart
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|(i, e)| (at(*i), e.median)),
+                    color.stroke_width(2),
+                ))
+                .map_err(|e| err(&e))?
+                .label(name.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+                });
+            chart
+                .draw_series(pts.iter().map(|(i, e)| {
+                    ErrorBar::new_vertical(at(*i), e.lo, e.median, e.hi, color.filled(), 6)
+                }))
+                .map_err(|e| err(&e))?;
+            if k >= PALETTE.len() {
+                chart
+                    .draw_series(
+                        pts.iter().map(|(i, e)| {
+                            TriangleMarker::new((at(*i), e.median), 5, color.filled())
+                        }),
+                    )
+                    .map_err(|e| err(&e))?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.7))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+    }
+    Ok(svg)
+}
+
+/// One plot of the report: its label, the SVG file written, and the SVG text (for the HTML
+/// report, which inlines it).
+pub type Plot = (String, PathBuf, String);
+
+/// Draws every sweep plot of the report into `dir`; returns the plots per section.
+pub fn write_plots(report: &Report, dir: &Path) -> Result<BTreeMap<String, Vec<Plot>>> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::new(format!("cannot create {}: {e}", dir.display())))?;
-    let mut out: BTreeMap<String, Vec<(String, PathBuf)>> = BTreeMap::new();
+    let host = report.host.label();
+    let mut out: BTreeMap<String, Vec<Plot>> = BTreeMap::new();
     for s in &report.sections {
         for sw in sweeps(s) {
+            let first = &s.groups[sw.points[0].1];
+            if s.baselines_for(first).is_empty() {
+                continue;
+            }
+            let svg = sweep_svg(s, &sw, &host)?;
             let path = dir.join(format!("{}-{}.svg", s.name, sw.slug));
-            plot_sweep(s, &sw, &path)?;
+            std::fs::write(&path, &svg)
+                .map_err(|e| Error::new(format!("cannot write {}: {e}", path.display())))?;
             out.entry(s.name.clone())
                 .or_default()
-                .push((sw.label, path));
+                .push((sw.label, path, svg));
         }
     }
     Ok(out)
 }
 
 /// The Markdown report: host, configuration, then per section its plots and tables.
-pub fn markdown(report: &Report, plots: &BTreeMap<String, Vec<(String, PathBuf)>>) -> String {
+pub fn markdown(report: &Report, plots: &BTreeMap<String, Vec<Plot>>) -> String {
     let h = &report.host;
     let mut md = String::from("# welltempered report\n\n");
     md.push_str("| host fact | value |\n|---|---|\n");
@@ -234,7 +328,7 @@ pub fn markdown(report: &Report, plots: &BTreeMap<String, Vec<(String, PathBuf)>
             md.push_str(&format!("\n### {}: {}\n\n", s.title, sw.label));
             md.push_str(&crate::summary::sweep_table(s, &sw).to_markdown());
         }
-        for (label, path) in plots.get(&s.name).into_iter().flatten() {
+        for (label, path, _) in plots.get(&s.name).into_iter().flatten() {
             let file = path
                 .file_name()
                 .map(|f| f.to_string_lossy().into_owned())
@@ -279,12 +373,20 @@ pub fn summary_markdown(report: &Report) -> String {
     md
 }
 
-/// Writes the plots and the Markdown report (`<stem>.md`) into `dir`; returns the report's path.
+/// Writes the plots, the Markdown report (`<stem>.md`) and the HTML report (`<stem>.html`)
+/// into `dir`; returns the Markdown report's path.
 pub fn write_files(report: &Report, dir: &Path, stem: &str) -> Result<PathBuf> {
     let plots = write_plots(report, dir)?;
+    let write = |path: &Path, text: String| {
+        std::fs::write(path, text)
+            .map_err(|e| Error::new(format!("cannot write {}: {e}", path.display())))
+    };
+    write(
+        &dir.join(format!("{stem}.html")),
+        crate::html::html(report, &plots),
+    )?;
     let path = dir.join(format!("{stem}.md"));
-    std::fs::write(&path, markdown(report, &plots))
-        .map_err(|e| Error::new(format!("cannot write {}: {e}", path.display())))?;
+    write(&path, markdown(report, &plots))?;
     Ok(path)
 }
 
@@ -292,6 +394,15 @@ pub fn write_files(report: &Report, dir: &Path, stem: &str) -> Result<PathBuf> {
 mod tests {
     use super::*;
     use crate::model::tests::tiny_report;
+
+    #[test]
+    fn ticks_read_as_written() {
+        assert_eq!(tick(1.0), "1");
+        assert_eq!(tick(0.1), "0.1");
+        assert_eq!(tick(0.0100), "0.01");
+        assert_eq!(tick(50.0), "50");
+        assert_eq!(tick(2.5), "2.5");
+    }
 
     #[test]
     fn sweeps_group_by_fixed_parameters() {

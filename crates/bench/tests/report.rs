@@ -114,6 +114,25 @@ fn the_markdown_report_opens_with_the_summary() {
     let mutex = md.find("\n## MutexBench").expect("the mutex section");
     assert!(summary < mutex);
     assert!(md.contains("| cell | ours | against | result [95% CI] | target | verdict |"));
+    // The HTML page beside it: self-contained, the summary first, every plot inlined.
+    let html = std::fs::read_to_string(dir.join("report-quick.html")).unwrap();
+    let svgs = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "svg")
+        })
+        .count();
+    assert!(svgs > 0);
+    assert_eq!(html.matches("<figure class=\"plot\">").count(), svgs);
+    assert!(html.find("id=\"summary\"").unwrap() < html.find("<figure").unwrap());
+    // Nothing to fetch: no script, no source, no address but the SVG namespace's name.
+    let fetched = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    assert!(!fetched.contains("<script") && !fetched.contains("src=") && !fetched.contains("://"));
+    assert!(html.contains("class=\"not-met\"") && html.contains("class=\"met\""));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
