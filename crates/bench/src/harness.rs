@@ -21,6 +21,33 @@ pub fn rotated_order<T: Clone>(variants: &[T], rep: usize) -> Vec<T> {
     (0..n).map(|i| variants[(i + rep) % n].clone()).collect()
 }
 
+/// Repetition counts from this one up run adaptively: while a paired ratio's interval is wide,
+/// more repetitions are run, up to half as many again as asked for (the time budget: 5
+/// become at most 7). Smaller counts (a smoke test's `--reps 1`) run exactly as asked.
+pub const ADAPTIVE_FROM: usize = 5;
+
+/// An interval is narrow enough when its width is at most this fraction of its median.
+pub const NARROW_ENOUGH: f64 = 0.5;
+
+/// Whether every variant's paired ratio to the first variant has a narrow enough interval in
+/// `reps` (a figure that is not positive everywhere is judged on nothing and counts as narrow:
+/// a delay-subtracted cost near zero has no relative width).
+pub fn intervals_narrow(variants: &[String], reps: &[Rep]) -> bool {
+    let Some(base) = variants.first() else {
+        return true;
+    };
+    variants.iter().skip(1).all(|v| {
+        let ratios: Vec<f64> = reps
+            .iter()
+            .filter_map(|r| Some(r.sample(v)?.value / r.sample(base)?.value))
+            .collect();
+        if ratios.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+            return true;
+        }
+        crate::stats::estimate(&ratios).is_none_or(|e| (e.hi - e.lo) <= NARROW_ENOUGH * e.median)
+    })
+}
+
 /// Runs `reps` repetitions of every variant, rotating the order, and returns the raw samples.
 /// `run` measures one variant once; its error aborts the whole group.
 ///
@@ -28,14 +55,29 @@ pub fn rotated_order<T: Clone>(variants: &[T], rep: usize) -> Vec<T> {
 /// a disturbed sample is run again, whole (its ratios are taken within it), at most
 /// [`disturbance::RETRIES`] times; the attempt kept says how many were discarded and whether it
 /// was still disturbed.
+///
+/// From [`ADAPTIVE_FROM`] repetitions up, the stop is adaptive: after the repetitions asked
+/// for, more are run one at a time while [`intervals_narrow`] says no, up to half as many
+/// again.
 pub fn run_paired(
     variants: &[String],
     reps: usize,
     progress: &Progress,
     mut run: impl FnMut(&str) -> Result<Sample>,
 ) -> Result<Vec<Rep>> {
+    let most = if reps >= ADAPTIVE_FROM {
+        reps + reps / 2
+    } else {
+        reps
+    };
     let mut out = Vec::with_capacity(reps);
-    for r in 0..reps {
+    for r in 0..most {
+        if r >= reps {
+            if intervals_narrow(variants, &out) {
+                break;
+            }
+            progress.add_steps(variants.len() as u64);
+        }
         let order = rotated_order(variants, r);
         let mut retried = 0;
         loop {
@@ -238,6 +280,55 @@ mod tests {
             assert_eq!(r.sample("y").unwrap().value, 2.0);
             assert_eq!(r.samples.len(), 2);
         }
+    }
+
+    #[test]
+    fn wide_intervals_get_more_repetitions_up_to_a_bound() {
+        let v: Vec<String> = ["x", "y"].iter().map(|s| s.to_string()).collect();
+        let p = Progress::hidden();
+        // Steady: exactly the repetitions asked for.
+        let steady = run_paired(&v, 5, &p, |name| {
+            Ok(Sample {
+                value: if name == "x" { 1.0 } else { 2.0 },
+                ..Default::default()
+            })
+        })
+        .unwrap();
+        assert_eq!(steady.len(), 5);
+        // y alternates between 1 and 3 times x: wide, so up to half as many again.
+        let mut y_runs = 0;
+        let noisy = run_paired(&v, 5, &p, |name| {
+            if name == "y" {
+                y_runs += 1;
+            }
+            Ok(Sample {
+                value: match name {
+                    "x" => 1.0,
+                    _ if y_runs % 2 == 0 => 1.0,
+                    _ => 3.0,
+                },
+                ..Default::default()
+            })
+        })
+        .unwrap();
+        assert_eq!(noisy.len(), 7);
+        // Under the adaptive threshold, as asked, however wide.
+        let mut y_runs = 0;
+        let few = run_paired(&v, 3, &p, |name| {
+            if name == "y" {
+                y_runs += 1;
+            }
+            Ok(Sample {
+                value: if name == "y" && y_runs % 2 == 0 {
+                    3.0
+                } else {
+                    1.0
+                },
+                ..Default::default()
+            })
+        })
+        .unwrap();
+        assert_eq!(few.len(), 3);
     }
 
     #[test]

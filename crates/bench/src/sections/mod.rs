@@ -88,7 +88,8 @@ pub fn run_time_paragraph(
     };
     format!(
         "Run time: the measured windows add up to {} by default and {} with --quick;\n  \
-         starting threads, processes and loads adds to that.",
+         starting threads, processes and loads adds to that, and a cell whose intervals stay\n  \
+         wide runs up to half as many repetitions again (a disturbed one is run again).",
         show(full),
         show(quick)
     )
