@@ -86,8 +86,13 @@ pub fn html(report: &Report, plots: &BTreeMap<String, Vec<Plot>>) -> String {
     for s in &report.sections {
         out.push_str(&format!("<h3>{}</h3>\n", escape(&s.title)));
         if let Some(why) = skipped(s) {
-            out.push_str(&format!("<p class=\"note\">Skipped: {}</p>\n", escape(why)));
-            continue;
+            out.push_str(&format!(
+                "<p class=\"note\">Skipped: {}</p>\n",
+                escape(&why)
+            ));
+            if s.groups.is_empty() {
+                continue;
+            }
         }
         let lines = for_section(s);
         if lines.is_empty() {
@@ -109,7 +114,10 @@ pub fn html(report: &Report, plots: &BTreeMap<String, Vec<Plot>>) -> String {
             escape(&s.title)
         ));
         if let Some(why) = skipped(s) {
-            out.push_str(&format!("<p class=\"note\">Skipped: {}</p>\n", escape(why)));
+            out.push_str(&format!(
+                "<p class=\"note\">Skipped: {}</p>\n",
+                escape(&why)
+            ));
         }
         if let Some(text) = preformatted(s) {
             out.push_str(&format!("<pre>{}</pre>\n", escape(text)));

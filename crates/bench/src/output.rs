@@ -355,7 +355,9 @@ pub fn summary_markdown(report: &Report) -> String {
         md.push_str(&format!("\n### {}\n\n", s.title));
         if let Some(why) = crate::summary::skipped(s) {
             md.push_str(&format!("Skipped: {why}\n"));
-            continue;
+            if s.groups.is_empty() {
+                continue;
+            }
         }
         let lines = crate::headline::for_section(s);
         if lines.is_empty() {

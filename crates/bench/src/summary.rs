@@ -416,10 +416,17 @@ pub fn preformatted(section: &Section) -> Option<&str> {
     section.config.get("text").and_then(|v| v.as_str())
 }
 
-/// Why a section did not run, when it was skipped (a missing prerequisite, recorded by the
-/// section in its `config.skipped`).
-pub fn skipped(section: &Section) -> Option<&str> {
-    section.config.get("skipped").and_then(|v| v.as_str())
+/// Why a section, or some of its parts, did not run (a missing prerequisite, recorded by the
+/// section in its `config.skipped`: one reason, or a list of them, one per part not run).
+pub fn skipped(section: &Section) -> Option<String> {
+    match section.config.get("skipped")? {
+        serde_json::Value::String(why) => Some(why.clone()),
+        serde_json::Value::Array(whys) => {
+            let whys: Vec<&str> = whys.iter().filter_map(|w| w.as_str()).collect();
+            (!whys.is_empty()).then(|| whys.join("; "))
+        }
+        _ => None,
+    }
 }
 
 /// All tables of a section as plain text: the sweep overviews, then each group under its title.
@@ -540,6 +547,21 @@ mod tests {
         g.reps[1].samples.remove(0);
         assert!(paired_ratios(&g, "spin", "std").is_empty());
         assert_eq!(paired_ratios(&g, "spin", "nope"), Vec::<f64>::new());
+    }
+
+    #[test]
+    fn skipped_reads_one_reason_or_a_list() {
+        let mut s = tiny_report().sections[0].clone();
+        assert_eq!(skipped(&s), None);
+        s.config["skipped"] = serde_json::json!("no LevelDB");
+        assert_eq!(skipped(&s).as_deref(), Some("no LevelDB"));
+        s.config["skipped"] = serde_json::json!(["fd: not built", "pool: not built"]);
+        assert_eq!(
+            skipped(&s).as_deref(),
+            Some("fd: not built; pool: not built")
+        );
+        s.config["skipped"] = serde_json::json!([]);
+        assert_eq!(skipped(&s), None);
     }
 
     #[test]
