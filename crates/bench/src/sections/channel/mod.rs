@@ -86,16 +86,14 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 use welltempered_channel as wc;
 
-mod first;
 mod flavors;
 mod plan;
-mod select;
 mod summary;
 mod workloads;
-pub use first::FirstUse;
 pub use flavors::*;
 pub use plan::*;
-pub use select::{SELECT_CHANNELS, SELECT_WIDTHS};
+pub use workloads::first::FirstUse;
+pub use workloads::select::{SELECT_CHANNELS, SELECT_WIDTHS};
 pub use workloads::*;
 
 /// Capacity of the bounded variants (ring buffers, bounded channels).
@@ -527,16 +525,6 @@ mod tests {
         })
         .unwrap_err();
         assert!(err.to_string().contains("our channel only"), "{err}");
-    }
-
-    #[test]
-    fn quantiles_by_nearest_rank() {
-        let v: Vec<u64> = (1..=100).collect();
-        assert_eq!(quantile(&v, 0.5), 50.0);
-        assert_eq!(quantile(&v, 0.99), 99.0);
-        assert_eq!(quantile(&v, 1.0), 100.0);
-        assert_eq!(quantile(&[7], 0.0), 7.0);
-        assert!(quantile(&[], 0.5).is_nan());
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! as in the other flow workloads (every element once, FIFO per producer); a channel whose
 //! producers are all gone is replaced by the crate's `never()` until every channel is done.
 
-use super::{BOUND, SEQ_BITS, Seen, Spec, panicked, received, sample, verify, window};
+use super::{
+    BOUND, CellDef, Planner, SEQ_BITS, Seen, Spec, panicked, received, sample, verify, window,
+};
 use crate::counters::HwCounters;
 use crate::model::Sample;
 use crate::{Error, Result};
@@ -21,6 +23,41 @@ pub const SELECT_CHANNELS: [&str; 2] = ["ours", "crossbeam"];
 
 /// The numbers of channels selected over.
 pub const SELECT_WIDTHS: [usize; 2] = [2, 4];
+
+/// The select workload's cells: [`SELECT_WIDTHS`] channels by 1 and 2 producers each, on the
+/// plan's [`SELECT_CHANNELS`].
+pub(in crate::sections::channel) fn cells(p: &mut Planner<'_>) {
+    for k in SELECT_WIDTHS {
+        for per_channel in [1usize, 2] {
+            let variants = p
+                .plan
+                .channels
+                .iter()
+                .filter(|c| SELECT_CHANNELS.contains(&c.as_str()))
+                .cloned()
+                .collect();
+            p.push(CellDef {
+                id: format!("select/{k}ch/{per_channel}p"),
+                title: format!(
+                    "select! over {k} bounded({BOUND}) channels, {per_channel} producer{} each : \
+                     1 selecting consumer",
+                    if per_channel == 1 { "" } else { "s" }
+                ),
+                x: Some(("producers per channel", serde_json::json!(per_channel))),
+                params: BTreeMap::from([("channels".to_string(), serde_json::json!(k))]),
+                metric: p.throughput.clone(),
+                spec: Spec {
+                    producers: per_channel,
+                    consumers: 1,
+                    select: k,
+                    limit: 0,
+                    ..p.base.clone()
+                },
+                variants,
+            });
+        }
+    }
+}
 
 /// One crate's channel and `select!`.
 trait Selecting {

@@ -1,7 +1,164 @@
-//! The workloads: one function per kind of measurement, each running one channel flavor
-//! for the measured window and checking what arrived.
+//! The workloads, one file each: its cells as data ([`CellDef`]s pushed on a [`Planner`]) and,
+//! where it measures something of its own, its runner. Most run on the flow runner of this
+//! file ([`run_flow`]: producers send numbered elements for the window, consumers receive and
+//! check them); W2 (latency), W3 (pipeline), W9's pairwise cell, select, memory and first have
+//! runners of their own.
 
 use super::*;
+
+pub(super) mod first;
+mod memory;
+mod onecore;
+pub(super) mod select;
+mod small;
+mod w1;
+mod w10;
+mod w11;
+mod w2;
+mod w3;
+mod w7;
+mod w9;
+
+pub(in crate::sections::channel) use memory::run_memory;
+pub(in crate::sections::channel) use w2::run_latency;
+pub(in crate::sections::channel) use w3::run_pipeline;
+pub(in crate::sections::channel) use w9::run_pairwise;
+
+/// One cell of a workload, as data: the group it becomes and the measurement it runs.
+#[derive(Clone, Debug)]
+pub(in crate::sections::channel) struct CellDef {
+    /// The group's id, unique in the section.
+    pub id: String,
+    /// The group's title.
+    pub title: String,
+    /// The swept value and what it is (`element bytes`), for the sweep plots and tables.
+    pub x: Option<(&'static str, serde_json::Value)>,
+    /// Further parameters of the group.
+    pub params: BTreeMap<String, serde_json::Value>,
+    /// What the measurement's figure is.
+    pub metric: Metric,
+    /// The measurement, less its channel and workload name.
+    pub spec: Spec,
+    /// The channels that run it; a cell with none is dropped.
+    pub variants: Vec<String>,
+}
+
+/// What the workloads make their cells with: the plan, the measurement every cell starts from,
+/// the usual metric, and the cells made so far.
+pub(in crate::sections::channel) struct Planner<'a> {
+    /// The plan.
+    pub plan: &'a Plan,
+    /// The measurement every cell starts from: 8-byte elements, 1:1, the plan's window.
+    pub base: Spec,
+    /// Elements per second, in millions.
+    pub throughput: Metric,
+    /// The cells so far.
+    pub cells: Vec<Cell>,
+    /// The workload whose cells are being made.
+    workload: Workload,
+}
+
+impl<'a> Planner<'a> {
+    /// A planner with no cells yet.
+    pub fn new(plan: &'a Plan) -> Self {
+        Self {
+            plan,
+            base: Spec {
+                channel: String::new(),
+                workload: String::new(),
+                bytes: 8,
+                producers: 1,
+                consumers: 1,
+                batch: 1,
+                limit: IN_FLIGHT,
+                duration_ns: plan.duration_ns,
+                ..Spec::default()
+            },
+            throughput: Metric {
+                unit: "M/s".into(),
+                higher_is_better: true,
+                op: "elem".into(),
+            },
+            cells: Vec::new(),
+            workload: Workload::W1,
+        }
+    }
+
+    /// Adds the cells of workload `w`.
+    pub fn workload(&mut self, w: Workload) {
+        self.workload = w;
+        match w {
+            Workload::W1 => w1::cells(self),
+            Workload::W2 => w2::cells(self),
+            Workload::W3 => w3::cells(self),
+            Workload::W7 => w7::cells(self),
+            Workload::W9 => w9::cells(self),
+            Workload::W10 => w10::cells(self),
+            Workload::W11 => w11::cells(self),
+            Workload::Small => small::cells(self),
+            Workload::Select => select::cells(self),
+            Workload::Onecore => onecore::cells(self),
+            Workload::Memory => memory::cells(self),
+            Workload::First => first::cells(self),
+        }
+    }
+
+    /// Iterations of the calibrated busy loop for `ns` nanoseconds of work (0 for none).
+    pub fn iters(&self, ns: u64) -> u64 {
+        if ns == 0 {
+            0
+        } else {
+            ((ns as f64 * self.plan.busy_iters_per_ns).round() as u64).max(1)
+        }
+    }
+
+    /// The plan's channels that can take a topology with several senders (`multi_tx`) or
+    /// receivers (`multi_rx`).
+    pub fn fit(&self, multi_tx: bool, multi_rx: bool) -> Vec<String> {
+        self.plan
+            .channels
+            .iter()
+            .filter(|c| {
+                channel_entry(c)
+                    .map(|e| (e.multi_tx || !multi_tx) && (e.multi_rx || !multi_rx))
+                    .unwrap_or(false)
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Adds a cell of the current workload; one that no channel runs is dropped.
+    pub fn push(&mut self, cell: CellDef) {
+        if cell.variants.is_empty() {
+            return;
+        }
+        let w = self.workload;
+        let mut params = cell.params;
+        params.insert("workload".into(), serde_json::json!(w.name()));
+        if let Some((name, x)) = cell.x {
+            params.insert("x".into(), x);
+            params.insert(
+                crate::output::SWEEP_NAME_PARAM.into(),
+                serde_json::json!(name),
+            );
+        }
+        self.cells.push(Cell {
+            group: Group {
+                id: cell.id,
+                title: cell.title,
+                params,
+                metric: cell.metric,
+                variants: cell.variants,
+                reps: Vec::new(),
+            },
+            spec: Spec {
+                workload: w.name().into(),
+                ..cell.spec
+            },
+            load: Load::QUIET,
+        });
+    }
+}
 
 /// The workloads of the section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
@@ -435,337 +592,6 @@ pub(super) fn run_flow<F: Flavor, E: Elem>(
             &hw,
             per_thread,
         )
-    })
-}
-
-/// W9 pairwise: every thread sends one element, then receives one, on one shared channel.
-pub(super) fn run_pairwise<F: Flavor>(spec: &Spec) -> Result<Sample> {
-    let threads = spec.producers.max(1);
-    let (tx, rx) = F::make::<[u64; 1]>();
-    let single = || Error::new(format!("{}: one handle per side only", spec.channel));
-    let mut ends = Vec::with_capacity(threads);
-    for _ in 1..threads {
-        ends.push((tx.dup().ok_or_else(single)?, rx.dup().ok_or_else(single)?));
-    }
-    ends.push((tx, rx));
-    let slots: Vec<CachePadded<AtomicU64>> = (0..threads)
-        .map(|_| CachePadded::new(AtomicU64::new(0)))
-        .collect();
-    let stop = AtomicBool::new(false);
-    let barrier = Barrier::new(threads + 1);
-    let hw = HwCounters::open();
-    let (slots, stop, barrier) = (&slots, &stop, &barrier);
-    let (wall, ru, ops, results) = std::thread::scope(|s| {
-        let hs: Vec<_> = ends
-            .into_iter()
-            .zip(slots.iter())
-            .enumerate()
-            .map(|(i, ((mut tx, mut rx), slot))| {
-                s.spawn(move || {
-                    let base = (i as u64) << SEQ_BITS;
-                    let mut seen = Seen::new(threads);
-                    let mut seq = 0u64;
-                    barrier.wait();
-                    // Each thread has sent one more than it received before it receives, so
-                    // the channel is never empty when a thread waits in `recv`.
-                    while !stop.load(Ordering::Relaxed) {
-                        tx.send(<[u64; 1]>::make(base | seq));
-                        seq += 1;
-                        match rx.recv() {
-                            Some(e) => seen.see(&e),
-                            None => seen.error("channel closed while senders live".into()),
-                        }
-                        // Relaxed: a count for the window.
-                        slot.store(seen.total, Ordering::Relaxed);
-                    }
-                    (seq, seen)
-                })
-            })
-            .collect();
-        let (wall, ru, ops) = window(barrier, stop, spec.duration_ns, &hw, || received(slots));
-        let results: Vec<_> = hs.into_iter().map(|h| h.join()).collect();
-        (wall, ru, ops, results)
-    });
-    let mut sent = Vec::with_capacity(threads);
-    let mut seen = Vec::with_capacity(threads);
-    for r in results {
-        let (n, s) = r.map_err(|_| panicked(spec))?;
-        sent.push(n);
-        seen.push(s);
-    }
-    verify(&spec.channel, &sent, &seen)?;
-    let per_thread = seen.iter().map(|s| s.total).collect();
-    Ok(sample(
-        spec,
-        ops as f64 / wall / 1e6,
-        ops,
-        wall,
-        ru,
-        &hw,
-        per_thread,
-    ))
-}
-
-/// The `q` quantile (0..=1) of sorted `v`, by the nearest rank.
-pub(super) fn quantile(sorted: &[u64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1] as f64
-}
-
-/// W2: the producer sends element `i` at `start + i / rate`; the consumer records, for each, the
-/// time from its due time to its arrival.
-pub(super) fn run_latency<F: Flavor>(spec: &Spec) -> Result<Sample> {
-    let rate = spec.rate.max(1);
-    let period_ns = 1e9 / rate as f64;
-    let (mut tx, mut rx) = F::make::<[u64; 1]>();
-    let origin = Instant::now();
-    let start_ns = AtomicU64::new(0);
-    let slot = CachePadded::new(AtomicU64::new(0));
-    let stop = AtomicBool::new(false);
-    let barrier = Barrier::new(3);
-    let hw = HwCounters::open();
-    let (slot, stop, barrier, start_ns) = (&slot, &stop, &barrier, &start_ns);
-    let expected = (spec.duration_ns as f64 / period_ns) as usize + 16;
-    let (wall, ru, ops, sent, got) = std::thread::scope(|s| {
-        let prod = s.spawn(move || {
-            barrier.wait();
-            let start = origin.elapsed().as_nanos() as u64;
-            // Relaxed: the consumer reads it after receiving an element sent after this store.
-            start_ns.store(start, Ordering::Relaxed);
-            let mut seq = 0u64;
-            // The first element goes out even if the window has closed, so there is always a
-            // latency to report.
-            while seq == 0 || !stop.load(Ordering::Relaxed) {
-                let due = start + (seq as f64 * period_ns) as u64;
-                loop {
-                    let now = origin.elapsed().as_nanos() as u64;
-                    if now >= due || stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    // Far ahead: sleep; near: give the core away (the consumer may share
-                    // it); within 20 us: spin.
-                    if due - now > 200_000 {
-                        std::thread::sleep(Duration::from_nanos(due - now - 100_000));
-                    } else if due - now > 20_000 {
-                        std::thread::yield_now();
-                    } else {
-                        std::hint::spin_loop();
-                    }
-                }
-                tx.send([seq]);
-                seq += 1;
-            }
-            drop(tx);
-            seq
-        });
-        let cons = s.spawn(move || {
-            let mut seen = Seen::new(1);
-            let mut lat = Vec::with_capacity(expected);
-            barrier.wait();
-            while let Some(e) = rx.recv() {
-                let now = origin.elapsed().as_nanos() as u64;
-                seen.see(&e);
-                // Relaxed: see the producer's store.
-                let start = start_ns.load(Ordering::Relaxed);
-                let due = start + (e[0] as f64 * period_ns) as u64;
-                lat.push(now.saturating_sub(due));
-                // Relaxed: a count for the window.
-                slot.store(seen.total, Ordering::Relaxed);
-            }
-            (seen, lat)
-        });
-        let (wall, ru, ops) = window(barrier, stop, spec.duration_ns, &hw, || {
-            slot.load(Ordering::Relaxed)
-        });
-        (wall, ru, ops, prod.join(), cons.join())
-    });
-    let sent = sent.map_err(|_| panicked(spec))?;
-    let (seen, mut lat) = got.map_err(|_| panicked(spec))?;
-    verify(&spec.channel, &[sent], std::slice::from_ref(&seen))?;
-    lat.sort_unstable();
-    let median = quantile(&lat, 0.5);
-    let extra = BTreeMap::from([
-        ("p50_ns".to_string(), median),
-        ("p99_ns".to_string(), quantile(&lat, 0.99)),
-        ("max_ns".to_string(), quantile(&lat, 1.0)),
-        ("rate_per_s".to_string(), rate as f64),
-        ("achieved_per_s".to_string(), ops as f64 / wall),
-    ]);
-    Ok(Sample {
-        extra,
-        ..sample(spec, median, sent, wall, ru, &hw, vec![sent])
-    })
-}
-
-/// W3: source → transform → sink over two channels, 64-byte records, `work_iters` of work per
-/// record in every stage.
-pub(super) fn run_pipeline<F: Flavor>(spec: &Spec) -> Result<Sample> {
-    type Rec = [u64; 8];
-    let (mut tx1, mut rx1) = F::make::<Rec>();
-    let (mut tx2, mut rx2) = F::make::<Rec>();
-    let work = spec.work_iters;
-    let limit = spec.limit;
-    let slot = CachePadded::new(AtomicU64::new(0));
-    let stop = AtomicBool::new(false);
-    let barrier = Barrier::new(4);
-    let hw = HwCounters::open();
-    let (slot, stop, barrier) = (&slot, &stop, &barrier);
-    let (wall, ru, ops, sent, mid, sink) = std::thread::scope(|s| {
-        let source = s.spawn(move || {
-            let mut seq = 0u64;
-            barrier.wait();
-            while !stop.load(Ordering::Relaxed) {
-                if work > 0 {
-                    busy(work);
-                }
-                let mut r = Rec::make(seq);
-                r[1] = seq.wrapping_mul(3);
-                tx1.send(r);
-                seq += 1;
-                if limit > 0 && seq.is_multiple_of(64) {
-                    let backoff = Backoff::new();
-                    // Relaxed: flow control only.
-                    while seq.saturating_sub(slot.load(Ordering::Relaxed)) > limit
-                        && !stop.load(Ordering::Relaxed)
-                    {
-                        backoff.snooze();
-                    }
-                }
-            }
-            drop(tx1);
-            seq
-        });
-        let middle = s.spawn(move || {
-            let mut n = 0u64;
-            barrier.wait();
-            while let Some(mut r) = rx1.recv() {
-                if work > 0 {
-                    busy(work);
-                }
-                r[2] = r[1] ^ 0x5555_5555_5555_5555;
-                tx2.send(r);
-                n += 1;
-            }
-            drop(tx2);
-            n
-        });
-        let sink = s.spawn(move || {
-            let mut seen = Seen::new(1);
-            barrier.wait();
-            while let Some(r) = rx2.recv() {
-                if work > 0 {
-                    busy(work);
-                }
-                seen.see(&r);
-                if r[1] != r[0].wrapping_mul(3) || r[2] != r[1] ^ 0x5555_5555_5555_5555 {
-                    seen.error(format!("record {} altered on the way", r[0]));
-                }
-                // Relaxed: a count for the window and the source's flow control.
-                slot.store(seen.total, Ordering::Relaxed);
-            }
-            seen
-        });
-        let (wall, ru, ops) = window(barrier, stop, spec.duration_ns, &hw, || {
-            slot.load(Ordering::Relaxed)
-        });
-        (wall, ru, ops, source.join(), middle.join(), sink.join())
-    });
-    let sent = sent.map_err(|_| panicked(spec))?;
-    let mid = mid.map_err(|_| panicked(spec))?;
-    let seen = sink.map_err(|_| panicked(spec))?;
-    if mid != sent {
-        return Err(Error::new(format!(
-            "{}: the middle stage passed {mid} of {sent} records",
-            spec.channel
-        )));
-    }
-    verify(&spec.channel, &[sent], std::slice::from_ref(&seen))?;
-    Ok(sample(
-        spec,
-        ops as f64 / wall / 1e6,
-        ops,
-        wall,
-        ru,
-        &hw,
-        vec![sent, mid, seen.total],
-    ))
-}
-
-/// Resident memory after a burst: queue `spec.burst` 8-byte elements on one thread, drain them
-/// all, and compare the process's resident memory with what it was with the channel idle.
-/// Runs in a child process of its own (resident memory is the whole process's).
-pub(super) fn run_memory<F: Flavor>(spec: &Spec) -> Result<Sample> {
-    let rss = || {
-        crate::alloc::resident_kib()
-            .map(|k| k as f64)
-            .ok_or_else(|| Error::new("cannot read /proc/self/statm"))
-    };
-    let (mut tx, mut rx) = F::make::<[u64; 1]>();
-    // One element through, so that the idle channel holds whatever it keeps when idle.
-    if !tx.send([0]) || rx.try_recv().is_none() {
-        return Err(Error::new(format!(
-            "{}: the first element did not come through",
-            spec.channel
-        )));
-    }
-    let idle = rss()?;
-    let t0 = Instant::now();
-    for i in 0..spec.burst {
-        if !tx.send([i]) {
-            return Err(Error::new(format!(
-                "{}: send {i} of the burst failed",
-                spec.channel
-            )));
-        }
-    }
-    let peak = rss()?;
-    let mut sum = 0u64;
-    for i in 0..spec.burst {
-        match rx.try_recv() {
-            Some([v]) if v == i => sum = sum.wrapping_add(v),
-            Some([v]) => {
-                return Err(Error::new(format!(
-                    "{}: element {i} of the burst came out as {v}",
-                    spec.channel
-                )));
-            }
-            None => {
-                return Err(Error::new(format!(
-                    "{}: element {i} of the burst is missing",
-                    spec.channel
-                )));
-            }
-        }
-    }
-    let wall = t0.elapsed().as_secs_f64();
-    if rx.try_recv().is_some() {
-        return Err(Error::new(format!(
-            "{}: an element came out twice",
-            spec.channel
-        )));
-    }
-    let drained = rss()?;
-    // Allocators that purge on a timer (mimalloc) get a moment to do it.
-    std::thread::sleep(Duration::from_millis(200));
-    let settled = rss()?;
-    drop((tx, rx));
-    Ok(Sample {
-        variant: spec.channel.clone(),
-        value: drained / idle,
-        ops: spec.burst,
-        wall_s: wall,
-        extra: BTreeMap::from([
-            ("idle_kib".to_string(), idle),
-            ("peak_kib".to_string(), peak),
-            ("drained_kib".to_string(), drained),
-            ("settled_kib".to_string(), settled),
-            ("settled_ratio".to_string(), settled / idle),
-            ("checksum".to_string(), sum as f64),
-        ]),
-        ..Default::default()
     })
 }
 

@@ -19,7 +19,8 @@
 //!   channels with a blocking receive take part ([`super::ChannelEntry::blocks`]): on the
 //!   queues and rings, the workloads' receive spins.
 
-use super::{Flavor, RxEnd, Spec, TxEnd};
+use super::{CellDef, Flavor, Planner, RxEnd, Spec, TxEnd, channel_entry};
+use crate::model::Metric;
 use crate::model::Sample;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -28,6 +29,37 @@ use std::time::{Duration, Instant};
 
 /// How long the sender of `first/blocking` waits before it sends.
 pub const WAIT: Duration = Duration::from_millis(2);
+
+/// The first workload's cells: one per [`FirstUse`]; the blocking one only on channels whose
+/// receive can sleep.
+pub(in crate::sections::channel) fn cells(p: &mut Planner<'_>) {
+    for how in FirstUse::ALL {
+        let variants = p
+            .plan
+            .channels
+            .iter()
+            .filter(|c| how == FirstUse::OneThread || channel_entry(c).is_ok_and(|e| e.blocks))
+            .cloned()
+            .collect();
+        p.push(CellDef {
+            id: format!("first/{}", how.name()),
+            title: how.title(),
+            x: None,
+            params: BTreeMap::from([("first".to_string(), serde_json::json!(how.name()))]),
+            metric: Metric {
+                unit: "us".into(),
+                higher_is_better: false,
+                op: "channel".into(),
+            },
+            spec: Spec {
+                first: Some(how),
+                limit: 0,
+                ..p.base.clone()
+            },
+            variants,
+        });
+    }
+}
 
 /// The element sent through each channel.
 const ELEMENT: u64 = 0x5eed_f00d;
