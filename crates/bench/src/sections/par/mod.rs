@@ -52,10 +52,12 @@ use welltempered_par::{
 mod libgomp;
 mod native;
 mod parent;
+mod parts;
 mod summary;
 use libgomp::*;
 pub use native::*;
 pub use parent::*;
+use parts::*;
 
 /// The libgomp variant (the constructs' baseline).
 pub const LIBGOMP: &str = "libgomp";
