@@ -342,8 +342,9 @@ pub fn run(matches: &ArgMatches, argv: &[String], out: &mut dyn Write) -> Result
     }
 }
 
-/// Prints `report` as a run prints it: the host line, then [`write_sections`].
-pub fn write_report(report: &Report, verbose: bool, out: &mut dyn Write) -> Result<()> {
+/// Prints `report` as a run prints it: the host line, then [`write_sections`]; returns whether
+/// a section's tables were left out for its summary.
+pub fn write_report(report: &Report, verbose: bool, out: &mut dyn Write) -> Result<bool> {
     let io = |e: std::io::Error| Error::new(format!("cannot write output: {e}"));
     let h = &report.host;
     writeln!(
@@ -370,9 +371,10 @@ pub fn write_report(report: &Report, verbose: bool, out: &mut dyn Write) -> Resu
 }
 
 /// Prints each section of `report`: its heading, why it was skipped, its summary, and its
-/// tables when `verbose` or when it has no summary.
-pub fn write_sections(report: &Report, verbose: bool, out: &mut dyn Write) -> Result<()> {
+/// tables when `verbose` or when it has no summary; returns whether some tables were left out.
+pub fn write_sections(report: &Report, verbose: bool, out: &mut dyn Write) -> Result<bool> {
     let io = |e: std::io::Error| Error::new(format!("cannot write output: {e}"));
+    let mut left_out = false;
     for s in &report.sections {
         writeln!(out, "\n== {} ==", s.title).map_err(io)?;
         if let Some(why) = skipped(s) {
@@ -384,9 +386,11 @@ pub fn write_sections(report: &Report, verbose: bool, out: &mut dyn Write) -> Re
         }
         if verbose || (summary.is_none() && skipped(s).is_none()) {
             write!(out, "{}", section_detail(s)).map_err(io)?;
+        } else if !s.groups.is_empty() {
+            left_out = true;
         }
     }
-    Ok(())
+    Ok(left_out)
 }
 
 /// Runs the sections, prints their summaries (and tables), writes JSON, plots and Markdown.
@@ -436,16 +440,17 @@ fn execute(
     let (json_path, dir) = output_paths(json, dir, stem);
     report.save(&json_path)?;
     let md = output::write_files(&report, &dir, stem)?;
-    write_report(&report, verbose, out)?;
+    let left_out = write_report(&report, verbose, out)?;
     writeln!(
         out,
-        "\nwrote {} and {} (every table; plots beside it){}; took {:.1} s",
+        "\nwrote {}, and every table with the plots in {} and {}{}; took {:.1} s",
         json_path.display(),
         md.display(),
-        if verbose {
-            ""
+        md.with_extension("html").display(),
+        if left_out {
+            "; --verbose prints them here too"
         } else {
-            "; --verbose prints the tables here"
+            ""
         },
         started.elapsed().as_secs_f64()
     )
