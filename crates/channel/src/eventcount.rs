@@ -19,22 +19,78 @@
 //! it sleeps again) and wakes them after releasing it, so nothing a wake-up does runs under the
 //! eventcount's mutex.
 //!
+//! **Tasks.** A heavy fence (`membarrier`) costs a system call, which an async task would pay
+//! at every wait: a ping-pong of tasks waits on every receive. So the first task that
+//! registers with an eventcount sets its `TASKS` mark, and from then on every notifier of that
+//! eventcount that finds its waiter word non-zero issues a `SeqCst` fence before it reads the
+//! count again. The task issues one heavy fence after setting the mark, as any waiter does, and
+//! once one has returned ordered it sets `ARMED`. A waiter that finds `ARMED` (read by its own
+//! announcement) pairs with the notifiers through a `SeqCst` fence of its own instead of a
+//! heavy one. Why no notifier can miss it: a notifier whose read of the waiter word comes after
+//! the arming heavy fence reads the mark (the heavy fence made it visible, or, before the
+//! process is registered with `membarrier`, the release sequence of `fence.rs` orders the mark
+//! before every light fence that skips the hardware fence), so the two `SeqCst` fences order the
+//! pair; a notifier that read before it made its change visible to everything the heavy
+//! fence's caller and its successors read afterwards. The marks are never cleared: a channel
+//! once awaited costs every send a fence while anyone waits and a `SeqCst` fence besides (not a
+//! lock), which is what the async peers pay anyway.
+//!
 //! **Guarantees.** Blocking by nature. Three words, a mutex guarding the registrations and a
 //! condition variable per eventcount; nothing per thread.
 
 use crate::fence;
-use crate::sync::{Arc, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{Arc, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering, fence as atomic_fence};
 #[cfg(not(loom))]
 use std::thread::Thread;
 use std::time::Instant;
 
 /// See the module documentation.
 pub(crate) struct EventCount {
+    /// The number of waiters (sleepers and registrations) in the low bits, and the marks
+    /// `TASKS` and `ARMED` (see the module documentation).
     waiters: AtomicUsize,
     epoch: AtomicUsize,
-    /// The signals registered by waiters that do not sleep on `cv`.
-    lock: Mutex<Vec<Arc<Signal>>>,
+    /// The registrations, and the threads asleep on `cv`.
+    lock: Mutex<Waiters>,
     cv: Condvar,
+}
+
+/// What the eventcount's mutex guards.
+struct Waiters {
+    /// The signals registered by waiters that do not sleep on `cv`.
+    signals: Vec<Arc<Signal>>,
+    /// Threads between their check of the epoch and their return from `cv`'s wait: a
+    /// notifier that finds none skips the condition variable, whose notification is a system
+    /// call whether or not anyone sleeps (std's futex-based `Condvar` keeps no count).
+    sleepers: usize,
+}
+
+/// The registrations a notification took, woken after the mutex is released. The first is
+/// apart so that taking one registration leaves the list's buffer in place (no allocation per
+/// wait when one task or selector waits at a time).
+struct Taken {
+    first: Option<Arc<Signal>>,
+    rest: Vec<Arc<Signal>>,
+    /// Whether a thread sleeps on the condition variable.
+    sleepers: bool,
+}
+
+impl Taken {
+    /// Wakes every registration taken. A task's waker is user code and may panic: the others
+    /// are woken all the same (they are no longer registered, so nothing else would wake
+    /// them), and the first panic is resumed afterwards.
+    fn wake(self) {
+        let mut panic = None;
+        for s in self.first.iter().chain(&self.rest) {
+            let woken = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.wake()));
+            if let Err(payload) = woken {
+                panic.get_or_insert(payload);
+            }
+        }
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
+        }
+    }
 }
 
 /// How a registered waiter is woken: a flag, and the thread to unpark or the task's waker.
@@ -161,6 +217,15 @@ impl Signal {
 #[derive(Clone, Copy)]
 pub(crate) struct Key(usize, bool);
 
+/// The mark of an eventcount a task has registered with: notifiers that find it fence fully
+/// before they read the count.
+const TASKS: usize = 1 << (usize::BITS - 1);
+/// The mark of an eventcount whose `TASKS` mark a heavy fence has made visible to every
+/// notifier: its waiters may pair with them through a `SeqCst` fence.
+const ARMED: usize = 1 << (usize::BITS - 2);
+/// The waiter count's bits.
+const COUNT: usize = !(TASKS | ARMED);
+
 /// The longest sleep of a waiter whose heavy fence failed (see `fence.rs`): by the time it
 /// re-checks, the notifiers that skipped their hardware fence are long done.
 const UNORDERED_NAP: std::time::Duration = std::time::Duration::from_millis(1);
@@ -171,7 +236,10 @@ impl EventCount {
         Self {
             waiters: AtomicUsize::new(0),
             epoch: AtomicUsize::new(0),
-            lock: Mutex::new(Vec::new()),
+            lock: Mutex::new(Waiters {
+                signals: Vec::new(),
+                sleepers: 0,
+            }),
             cv: Condvar::new(),
         }
     }
@@ -184,10 +252,17 @@ impl EventCount {
         // neither sleeps nor sends long streams never pays it, and no thread waits for it).
         // Until it is done, light fences are full fences.
         fence::init();
-        self.waiters.fetch_add(1, Ordering::SeqCst);
+        let before = self.waiters.fetch_add(1, Ordering::SeqCst);
         // The waiter's half of the Dekker pair: the announcement before the re-check. The
-        // heavy side of an asymmetric fence (`fence.rs`): a waiter has already spun.
-        let ordered = fence::heavy();
+        // heavy side of an asymmetric fence (`fence.rs`): a waiter has already spun. Where a
+        // task armed the eventcount, notifiers fence fully and a `SeqCst` fence pairs with
+        // theirs.
+        let ordered = if before & ARMED != 0 {
+            atomic_fence(Ordering::SeqCst);
+            true
+        } else {
+            fence::heavy()
+        };
         Key(self.epoch.load(Ordering::SeqCst), ordered)
     }
 
@@ -197,36 +272,92 @@ impl EventCount {
     /// short nap if the fence was not ordered) and [`EventCount::unregister`]s.
     pub(crate) fn register(&self, signal: &Arc<Signal>) {
         fence::init();
-        let mut list = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        list.push(signal.clone());
-        drop(list);
+        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        guard.signals.push(signal.clone());
+        drop(guard);
         // After the push: a notifier that sees the count takes the mutex after us and finds
         // the signal. SeqCst: the announcement of the Dekker pair, as in `prepare`.
         self.waiters.fetch_add(1, Ordering::SeqCst);
     }
 
+    /// Registers a task's `signal` as [`EventCount::register`] does, and issues the waiter's
+    /// fence: a `SeqCst` fence once the eventcount is armed for tasks, else (the first time,
+    /// or until a heavy fence has been ordered) it sets the `TASKS` mark, issues a heavy
+    /// fence and, if that was ordered, sets `ARMED` (see the module documentation). The
+    /// caller re-checks its condition afterwards. Returns whether the fence was ordered, as
+    /// [`fence::heavy`] does.
+    pub(crate) fn register_task(&self, signal: &Arc<Signal>) -> bool {
+        fence::init();
+        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        guard.signals.push(signal.clone());
+        drop(guard);
+        // SeqCst: the announcement, as in `register`; it also reads the marks.
+        let before = self.waiters.fetch_add(1, Ordering::SeqCst);
+        self.order_task(before)
+    }
+
+    /// The fence of a task that re-checks after its registration (already counted: `before` is
+    /// the waiter word as its announcement found it, or as read now).
+    pub(crate) fn order_task(&self, before: usize) -> bool {
+        if before & ARMED != 0 {
+            // Notifiers that can miss this waiter's announcement fence fully (see the module
+            // documentation): the other half of that pair.
+            atomic_fence(Ordering::SeqCst);
+            return true;
+        }
+        if before & TASKS == 0 {
+            // SeqCst: ordered before the heavy fence below, which publishes it.
+            self.waiters.fetch_or(TASKS, Ordering::SeqCst);
+        }
+        let ordered = fence::heavy();
+        if ordered {
+            // Relaxed: only waiters read `ARMED`, through their announcements, and they only
+            // need the heavy fence above to have been issued, which it has (in real time, for
+            // `membarrier`; see the module documentation for the fallback).
+            self.waiters.fetch_or(ARMED, Ordering::Relaxed);
+        }
+        ordered
+    }
+
+    /// The waiter word now, for a task already registered that must fence again.
+    pub(crate) fn marks(&self) -> usize {
+        self.waiters.load(Ordering::SeqCst)
+    }
+
     /// Withdraws `signal` if no notification has taken it yet.
     pub(crate) fn unregister(&self, signal: &Arc<Signal>) {
-        let mut list = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        let found = list.iter().position(|s| Arc::ptr_eq(s, signal));
+        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let found = guard.signals.iter().position(|s| Arc::ptr_eq(s, signal));
         if let Some(i) = found {
-            list.swap_remove(i);
+            guard.signals.swap_remove(i);
         }
-        drop(list);
+        drop(guard);
         if found.is_some() {
             // Whoever takes a registration out of the list withdraws its count.
             self.waiters.fetch_sub(1, Ordering::SeqCst);
         }
     }
 
-    /// Takes every registration out (under the mutex, which the caller holds through
-    /// `list`) and withdraws their counts; the caller wakes them after unlocking.
-    fn take_registered(&self, list: &mut Vec<Arc<Signal>>) -> Vec<Arc<Signal>> {
-        let taken = core::mem::take(list);
-        if !taken.is_empty() {
-            self.waiters.fetch_sub(taken.len(), Ordering::SeqCst);
+    /// Moves the epoch and takes every registration out (under the mutex, which the caller
+    /// holds through `guard`), withdrawing their counts; the caller wakes them, and the
+    /// sleepers if there are any, after unlocking.
+    fn take_registered(&self, guard: &mut Waiters) -> Taken {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        let first = guard.signals.pop();
+        let rest = if guard.signals.is_empty() {
+            Vec::new()
+        } else {
+            core::mem::take(&mut guard.signals)
+        };
+        let n = usize::from(first.is_some()) + rest.len();
+        if n != 0 {
+            self.waiters.fetch_sub(n, Ordering::SeqCst);
         }
-        taken
+        Taken {
+            first,
+            rest,
+            sleepers: guard.sleepers != 0,
+        }
     }
 
     /// Withdraws an announcement without sleeping.
@@ -245,6 +376,9 @@ impl EventCount {
             (d, _) => (d, false),
         };
         let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        // Counted while it may wait on `cv` (see `Waiters::sleepers`); a notifier reads the
+        // count under the mutex after moving the epoch.
+        guard.sleepers += 1;
         while self.epoch.load(Ordering::SeqCst) == key.0 {
             match deadline {
                 None => guard = self.cv.wait(guard).unwrap_or_else(|e| e.into_inner()),
@@ -262,6 +396,7 @@ impl EventCount {
                 }
             }
         }
+        guard.sleepers -= 1;
         drop(guard);
         self.waiters.fetch_sub(1, Ordering::SeqCst);
         // The end of a nap is a spurious wake-up, not a timeout.
@@ -274,9 +409,21 @@ impl EventCount {
         // The notifier's half of the Dekker pair: the change before the check for waiters; the
         // light side of the asymmetric fence.
         fence::light();
-        if self.waiters.load(Ordering::Relaxed) > 0 {
+        let w = self.waiters.load(Ordering::Relaxed);
+        if w != 0 && self.has_waiters(w) {
             self.notify_all();
         }
+    }
+
+    /// Whether the waiter word `w` (non-zero, read after the light fence) counts a waiter; on
+    /// an eventcount tasks wait on, after a `SeqCst` fence (see the module documentation).
+    #[inline]
+    fn has_waiters(&self, w: usize) -> bool {
+        if w & TASKS == 0 {
+            return true;
+        }
+        atomic_fence(Ordering::SeqCst);
+        self.waiters.load(Ordering::Relaxed) & COUNT != 0
     }
 
     /// Wakes one sleeper if there is one: for a change that one waiter can use (one slot of
@@ -287,7 +434,8 @@ impl EventCount {
     pub(crate) fn notify_one(&self) {
         // As in `notify`.
         fence::light();
-        if self.waiters.load(Ordering::Relaxed) > 0 {
+        let w = self.waiters.load(Ordering::Relaxed);
+        if w != 0 && self.has_waiters(w) {
             self.wake_one();
         }
     }
@@ -298,25 +446,23 @@ impl EventCount {
         // The epoch moves for everyone: a waiter between its announcement and its sleep sees
         // it and re-checks instead of sleeping; of those asleep, one is woken. Registered
         // waiters (selectors) are all woken: one of them may be the only one who can use it.
-        self.epoch.fetch_add(1, Ordering::SeqCst);
-        let registered = self.take_registered(&mut guard);
+        let taken = self.take_registered(&mut guard);
         drop(guard);
-        self.cv.notify_one();
-        for s in &registered {
-            s.wake();
+        if taken.sleepers {
+            self.cv.notify_one();
         }
+        taken.wake();
     }
 
     /// Wakes every sleeper unconditionally (disconnection).
     pub(crate) fn notify_all(&self) {
         let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        self.epoch.fetch_add(1, Ordering::SeqCst);
-        let registered = self.take_registered(&mut guard);
+        let taken = self.take_registered(&mut guard);
         drop(guard);
-        self.cv.notify_all();
-        for s in &registered {
-            s.wake();
+        if taken.sleepers {
+            self.cv.notify_all();
         }
+        taken.wake();
     }
 }
 
@@ -326,7 +472,7 @@ mod tests {
     use std::time::Duration;
 
     fn waiters(ec: &EventCount) -> usize {
-        ec.waiters.load(Ordering::SeqCst)
+        ec.waiters.load(Ordering::SeqCst) & COUNT
     }
 
     /// A registration counts as a waiter until a notification takes it or it is withdrawn;
@@ -356,6 +502,122 @@ mod tests {
             !signal.park(Some(Instant::now())),
             "withdrawn before the notification"
         );
+    }
+
+    /// A task waker that counts its wake-ups, or panics in them.
+    struct CountingWaker {
+        woken: std::sync::atomic::AtomicUsize,
+        panics: bool,
+    }
+
+    impl std::task::Wake for CountingWaker {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.wake_by_ref();
+        }
+        fn wake_by_ref(self: &std::sync::Arc<Self>) {
+            self.woken.fetch_add(1, Ordering::SeqCst);
+            assert!(!self.panics, "a waker that panics");
+        }
+    }
+
+    fn task_signal(panics: bool) -> (Arc<Signal>, std::sync::Arc<CountingWaker>) {
+        let counter = std::sync::Arc::new(CountingWaker {
+            woken: std::sync::atomic::AtomicUsize::new(0),
+            panics,
+        });
+        let signal = Signal::for_task();
+        signal.set_waker(&std::task::Waker::from(counter.clone()));
+        (signal, counter)
+    }
+
+    /// A task's first registration marks the eventcount for tasks and, once its heavy fence is
+    /// ordered, arms it; the marks outlive the registrations, are not counted as waiters, and
+    /// a notifier that finds only the marks wakes nobody. A registration on an armed
+    /// eventcount is woken like the first.
+    #[test]
+    fn a_task_registration_arms_the_eventcount() {
+        let ec = EventCount::new();
+        let (signal, counter) = task_signal(false);
+        ec.notify();
+        assert_eq!(ec.marks(), 0, "no marks before a task waits");
+        signal.reset();
+        assert!(ec.register_task(&signal), "the heavy fence is ordered");
+        assert_eq!(ec.marks(), TASKS | ARMED | 1);
+        ec.notify();
+        assert_eq!(counter.woken.load(Ordering::SeqCst), 1);
+        assert!(signal.take_woken());
+        assert_eq!(
+            ec.marks(),
+            TASKS | ARMED,
+            "the marks stay, the count is withdrawn"
+        );
+        ec.notify_one();
+        assert_eq!(counter.woken.load(Ordering::SeqCst), 1, "nobody waits");
+
+        // A poll sets its waker again before it registers (a wake-up consumes it).
+        signal.set_waker(&std::task::Waker::from(counter.clone()));
+        signal.reset();
+        assert!(ec.register_task(&signal));
+        assert!(
+            ec.order_task(ec.marks()),
+            "a second fence on an armed eventcount"
+        );
+        assert_eq!(waiters(&ec), 1);
+        ec.notify_one();
+        assert_eq!(counter.woken.load(Ordering::SeqCst), 2);
+        assert_eq!(waiters(&ec), 0);
+    }
+
+    /// A waker that panics does not keep the other registrations asleep: they were taken out
+    /// of the list, so the notifier wakes them all before it resumes the panic.
+    #[test]
+    fn a_panicking_waker_does_not_keep_others_asleep() {
+        let ec = EventCount::new();
+        let (boom, boom_count) = task_signal(true);
+        let (other, other_count) = task_signal(false);
+        for s in [&boom, &other, &boom] {
+            s.reset();
+        }
+        ec.register_task(&boom);
+        ec.register_task(&other);
+        let thread = Signal::for_current_thread();
+        thread.reset();
+        ec.register(&thread);
+        let notified = std::panic::catch_unwind(|| ec.notify());
+        assert!(notified.is_err(), "the waker's panic reaches the notifier");
+        assert_eq!(boom_count.woken.load(Ordering::SeqCst), 1);
+        assert_eq!(other_count.woken.load(Ordering::SeqCst), 1);
+        assert!(
+            thread.park(Some(Instant::now())),
+            "the thread was woken too"
+        );
+        assert_eq!(waiters(&ec), 0);
+        ec.notify();
+        assert_eq!(
+            boom_count.woken.load(Ordering::SeqCst),
+            1,
+            "nothing left registered"
+        );
+    }
+
+    /// A thread asleep in `wait` is counted as a sleeper until it returns, so a notification
+    /// signals the condition variable while it sleeps; the count is back to 0 afterwards (and
+    /// notifications then skip the condition variable).
+    #[test]
+    fn sleepers_are_counted_while_they_wait() {
+        let ec = std::sync::Arc::new(EventCount::new());
+        let ec2 = ec.clone();
+        let sleeper = std::thread::spawn(move || {
+            let key = ec2.prepare();
+            ec2.wait(key, None)
+        });
+        while ec.lock.lock().unwrap().sleepers == 0 {
+            std::thread::yield_now();
+        }
+        ec.notify();
+        assert!(sleeper.join().unwrap(), "woken, not timed out");
+        assert_eq!(ec.lock.lock().unwrap().sleepers, 0);
+        assert_eq!(waiters(&ec), 0);
     }
 
     /// A signal parked on another thread is woken by a notification of an eventcount it is

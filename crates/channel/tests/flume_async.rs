@@ -23,9 +23,9 @@
 //!   check on a loaded 2-CPU machine and a debug build, not a speed limit). The 250 ms and
 //!   500 ms sleeps that order threads are kept.
 //! - `change_waker` makes its channel with `Wait::Park`. On a channel that spins before it
-//!   parks (the default), a pending future first yields to its executor twice, waking its own
-//!   waker, before it registers; the original's two polls would then both be such yields, and
-//!   its counts of wake-ups would check the yields, not the registration it is about.
+//!   parks (the default), a pending future first yields to its executor, waking its own
+//!   waker, before it registers; the original's first poll would then be such a yield, and
+//!   its counts of wake-ups would check the yield, not the registration it is about.
 //!   Its first half then polls the woken send future once more, to completion, before the
 //!   second half receives the element it sent: flume's receive moves a waiting sender's
 //!   message into the channel itself, so the original's second `rx.recv()` finds it though the

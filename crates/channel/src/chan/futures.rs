@@ -2,14 +2,15 @@
 //! [`RecvStream`] and [`SendSink`], for any executor (they use wakers only).
 //!
 //! **Algorithm.** A future attempts its operation with the non-blocking `try_` form; if it
-//! would block, it first yields to its executor twice (asking to be polled again at once, as
-//! a blocked thread spins a little), then registers a task signal (its latest waker, in an `AtomicWaker`) with the
-//! eventcount the blocking form would sleep on, exactly as a selector registers (see
-//! `eventcount.rs` and `select.rs`): counted as a waiter, then one heavy fence, then one more
-//! attempt, and only then `Pending`. A notifier takes the registration and wakes the task; the
-//! next poll registers again if it must wait again. So a send still costs only a fence and a
-//! load when nobody waits, and a thread may send while a task awaits (or the reverse) on the
-//! same channel.
+//! would block, it first yields to its executor once (asking to be polled again at once, as
+//! a blocked thread spins a little), then registers a task signal (its latest waker, in an
+//! `AtomicWaker`) with the eventcount the blocking form would sleep on, as a selector
+//! registers (see `eventcount.rs` and `select.rs`): counted as a waiter, then one heavy fence
+//! (a `SeqCst` fence once a task has armed that eventcount: its notifiers then fence fully),
+//! then one more attempt, and only then `Pending`. A notifier takes the registration and wakes the task; the
+//! next poll registers again if it must wait again. So a send still costs only a light fence
+//! and a load when nobody waits (and a `SeqCst` fence besides on a channel a task has awaited),
+//! and a thread may send while a task awaits (or the reverse) on the same channel.
 //!
 //! A rendezvous send is two-phase, as the blocking one is, but never blocks the thread: once a
 //! receiver is waiting, the future pushes its element and returns `Pending` until the element
@@ -36,7 +37,6 @@
 use super::{Chan, Receiver, Sender, Waiting};
 use crate::error::{RecvError, SendError, TryRecvError, TrySendError};
 use crate::eventcount::{EventCount, Signal};
-use crate::fence;
 use crate::shared::{SharedReceiver, SharedSender};
 use crate::sync::{Arc, Ordering};
 use core::fmt;
@@ -48,12 +48,14 @@ use core::task::{Context, Poll};
 /// registers to be woken, on a channel whose strategy spins before it parks
 /// ([`Wait::SpinThenPark`](crate::Wait::SpinThenPark)): when the other end runs soon (a task
 /// on the same executor, a thread on another core), the next poll usually finds the operation
-/// done, without the registration and its heavy fence. Not the blocked thread's adaptive
-/// budget of up to 100 rounds: on one thread, yielding can only help once the other end has
-/// run, and a long run of yields keeps the executor busy with a task that cannot progress
-/// (a spawned task that spins starves tokio's current-thread `block_on` future, which is
-/// polled again only between batches of tasks).
-const YIELDS: u32 = 2;
+/// done, without the registration and its fence. Not the blocked thread's adaptive budget of
+/// up to 100 rounds: on one thread, yielding can only help once the other end has run, and a
+/// long run of yields keeps the executor busy with a task that cannot progress (a spawned task
+/// that spins starves tokio's current-thread `block_on` future, which is polled again only
+/// between batches of tasks). One yield, not two, since a registration costs a `SeqCst` fence
+/// rather than a system call (see `eventcount.rs`): a tokio ping-pong of tasks on one thread
+/// made 1.06x flume's round trips with one and 0.94x with two (`async_channels` example).
+const YIELDS: u32 = 1;
 
 /// A future's registration with one eventcount (see the module documentation).
 #[derive(Default)]
@@ -98,13 +100,15 @@ impl Registration {
         signal.set_waker(cx.waker());
         // A woken signal's registration was taken by its notifier. One not woken is still
         // listed, or being taken right now (and its wake-up is on the way).
+        // The waiter's half of the Dekker pair with every notifier (a heavy fence, or a
+        // `SeqCst` one once a task has armed the eventcount: see `eventcount.rs`); the caller
+        // attempts once more after it.
         if !self.registered || signal.take_woken() {
-            w.ec.register(signal);
             self.registered = true;
+            w.ec.register_task(signal)
+        } else {
+            w.ec.order_task(w.ec.marks())
         }
-        // The waiter's half of the Dekker pair with every notifier; the caller attempts once
-        // more after it.
-        fence::heavy()
     }
 
     /// Withdraws the registration, if any.
