@@ -26,7 +26,10 @@
 //!   ([`small_channels`]; [`Spec::capacity`]), so every row of a group, and its ratio to crossbeam,
 //!   has the same capacity and topology. The groups' `x` is the number of senders.
 //! - `select`: one consumer receives with `select!` over 2 or 4 bounded channels, fed by 1 or 2
-//!   producers each, on our channel and crossbeam-channel (`select.rs`).
+//!   producers each, and one producer sends with `select!` over 2 or 4 bounded channels, each
+//!   drained by its own consumer; on our channel and crossbeam-channel (`select.rs`).
+//! - `async`: tasks under tokio, a ping-pong and a fan-in, on the current-thread and the
+//!   multi-thread runtime; on our channel, flume, kanal and tokio's `mpsc` (`tasks.rs`).
 //! - `onecore`: W1 (8 bytes) with both threads pinned to one CPU (the first this process may
 //!   use: CPU 0 on an unrestricted machine).
 //!
@@ -94,6 +97,7 @@ pub use flavors::*;
 pub use plan::*;
 pub use workloads::first::FirstUse;
 pub use workloads::select::{SELECT_CHANNELS, SELECT_WIDTHS};
+pub use workloads::tasks::ASYNC_CHANNELS;
 pub use workloads::*;
 
 /// Capacity of the bounded variants (ring buffers, bounded channels).
@@ -194,8 +198,9 @@ impl Suite for ChannelBench {
 
     fn about(&self) -> &'static str {
         "WTC channel workloads: SPSC hand-over, latency, pipeline, batching, many threads, \
-         ablation, thread pool, small bounded channels, one core; against crossbeam, std, flume, \
-         kanal, rtrb, ringbuf; optionally under foreign load (--load)"
+         ablation, thread pool, small bounded channels, select! over receives and sends, async \
+         tasks under tokio, one core; against crossbeam, std, flume, kanal, rtrb, ringbuf (and \
+         tokio's mpsc in the async cells); optionally under foreign load (--load)"
     }
 
     fn args(&self, cmd: clap::Command) -> clap::Command {
@@ -453,6 +458,20 @@ mod tests {
                 .unwrap();
                 assert_eq!(s.variant, ch);
                 assert!(s.ops as f64 <= s.extra["sent_total"], "{ch} {k}");
+                let s = run_spec(&Spec {
+                    channel: ch.into(),
+                    workload: "select".into(),
+                    bytes: 8,
+                    producers: 1,
+                    consumers: k,
+                    select: k,
+                    select_sends: true,
+                    duration_ns: tiny_ns(),
+                    ..Spec::default()
+                })
+                .unwrap();
+                assert_eq!(s.per_thread.len(), k, "one count per consumer");
+                assert!(s.ops as f64 <= s.extra["sent_total"], "{ch} {k}");
             }
         }
         let spec = |channel: &str, k| Spec {
@@ -466,6 +485,74 @@ mod tests {
         assert!(err.contains("use 2 or 4"), "{err}");
         let err = run_spec(&spec("flume", 2)).unwrap_err().to_string();
         assert!(err.contains("runs ours and crossbeam"), "{err}");
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // tokio runtimes
+    fn async_runs_deliver_on_both_runtimes() {
+        use workloads::tasks::{Pattern, Runtime, Tasks};
+        for ch in ASYNC_CHANNELS {
+            for pattern in [Pattern::PingPong, Pattern::FanIn] {
+                for runtime in [Runtime::CurrentThread, Runtime::MultiThread] {
+                    let s = run_spec(&Spec {
+                        channel: ch.into(),
+                        workload: "async".into(),
+                        tasks: Some(Tasks { pattern, runtime }),
+                        duration_ns: tiny_ns(),
+                        ..Spec::default()
+                    })
+                    .unwrap();
+                    assert_eq!(s.variant, ch);
+                    assert!(s.ops as f64 <= s.extra["sent_total"], "{ch} {pattern:?}");
+                }
+            }
+        }
+        let err = run_spec(&Spec {
+            channel: "crossbeam".into(),
+            workload: "async".into(),
+            tasks: Some(Tasks {
+                pattern: Pattern::FanIn,
+                runtime: Runtime::CurrentThread,
+            }),
+            duration_ns: tiny_ns(),
+            ..Spec::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("runs ours, flume, kanal, tokio"), "{err}");
+    }
+
+    /// The async cells run tokio's channel beside the plan's async channels, and only those.
+    #[test]
+    fn async_cells_add_tokio_to_the_plans_channels() {
+        let args = ChannelArgs {
+            workloads: Some(vec![Workload::Async]),
+            channels: Some(vec!["ours".into(), "crossbeam".into()]),
+            ..ChannelArgs::default()
+        };
+        let cells = groups(&args.plan(false).unwrap());
+        let ids: Vec<&str> = cells.iter().map(|c| c.group.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "async/ping-pong/current-thread",
+                "async/ping-pong/multi-thread",
+                "async/fan-in/current-thread",
+                "async/fan-in/multi-thread"
+            ]
+        );
+        for c in &cells {
+            assert_eq!(c.group.variants, ["ours", "tokio"], "{}", c.group.id);
+        }
+        let args = ChannelArgs {
+            workloads: Some(vec![Workload::Async]),
+            channels: Some(vec!["crossbeam".into()]),
+            ..ChannelArgs::default()
+        };
+        assert!(
+            groups(&args.plan(false).unwrap()).is_empty(),
+            "no async cell without an async channel to compare"
+        );
     }
 
     #[test]

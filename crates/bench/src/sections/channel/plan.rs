@@ -5,7 +5,8 @@ use super::*;
 /// Options of `welltempered channel` (lists are comma-separated).
 #[derive(Args, Clone, Debug, Default)]
 pub struct ChannelArgs {
-    /// Workloads [default: all; quick: w1,w9,w10,small,onecore,memory,first with fewer cells].
+    /// Workloads [default: all; quick: w1,w9,w10,small,async,onecore,memory,first with fewer
+    /// cells].
     #[arg(long, value_delimiter = ',', value_enum)]
     pub workloads: Option<Vec<Workload>>,
     /// Channels [default: all; quick: a subset]. Unknown names list the valid ones.
@@ -104,6 +105,7 @@ impl ChannelArgs {
                     Workload::W9,
                     Workload::W10,
                     Workload::Small,
+                    Workload::Async,
                     Workload::Onecore,
                     Workload::Memory,
                     Workload::First,

@@ -4,7 +4,8 @@
 //! kanal; W10's both-single configuration at least 4x both-shared; rendezvous and `bounded(1)`
 //! at least crossbeam, quiet and under load; the one-core mode at least crossbeam; resident
 //! memory after a burst within 2x the idle channel's; the first channel of a process under
-//! 50 µs; `select!` at least crossbeam's.
+//! 50 µs; `select!` at least crossbeam's; async tasks at least flume's (tokio's and kanal's
+//! ratios shown, without a target).
 
 use crate::headline::{Line, Target, groups_with_prefix, ratio, value};
 use crate::model::Section;
@@ -58,9 +59,20 @@ pub fn lines(s: &Section) -> Vec<Line> {
         Some(1.0),
     ));
     for g in groups_with_prefix(s, "select/") {
-        let cell = g.id.trim_start_matches("select/").replace('/', ", ");
-        let cell = format!("select! over {cell}");
+        let rest = g.id.trim_start_matches("select/");
+        let cell = match rest.strip_suffix("/send") {
+            Some(k) => format!("select! send over {k}"),
+            None => format!("select! over {}", rest.replace('/', ", ")),
+        };
         out.extend(ratio(s, &g.id, &cell, "ours", "crossbeam", Some(1.0)));
+    }
+    for g in groups_with_prefix(s, "async/") {
+        let cell = format!(
+            "async {}",
+            g.id.trim_start_matches("async/").replace('/', ", ")
+        );
+        out.extend(ratio(s, &g.id, &cell, "ours", "flume", Some(1.0)));
+        out.extend(ratio(s, &g.id, &cell, "ours", "tokio", None));
     }
     out.extend(value(
         s,

@@ -11,6 +11,7 @@ mod memory;
 mod onecore;
 pub(super) mod select;
 mod small;
+pub(super) mod tasks;
 mod w1;
 mod w10;
 mod w11;
@@ -97,6 +98,7 @@ impl<'a> Planner<'a> {
             Workload::W11 => w11::cells(self),
             Workload::Small => small::cells(self),
             Workload::Select => select::cells(self),
+            Workload::Async => tasks::cells(self),
             Workload::Onecore => onecore::cells(self),
             Workload::Memory => memory::cells(self),
             Workload::First => first::cells(self),
@@ -180,8 +182,10 @@ pub enum Workload {
     W11,
     /// Small bounded channels: bounded(0) and bounded(1), 1:1 and 8 senders : 1 receiver.
     Small,
-    /// `select!` over 2 and 4 bounded channels, 1 and 2 producers each.
+    /// `select!` over 2 and 4 bounded channels, 1 and 2 producers each, and over 2 and 4 sends.
     Select,
+    /// Tasks under tokio: a ping-pong and a fan-in, on both runtimes.
+    Async,
     /// W1 at 8 bytes with both ends pinned to one CPU.
     Onecore,
     /// Memory after a burst: resident memory once 10^6 queued elements are drained, over the
@@ -204,6 +208,7 @@ impl Workload {
             Self::W11 => "w11",
             Self::Small => "small",
             Self::Select => "select",
+            Self::Async => "async",
             Self::Onecore => "onecore",
             Self::Memory => "memory",
             Self::First => "first",
@@ -211,7 +216,7 @@ impl Workload {
     }
 
     /// Every workload, in report order.
-    pub const ALL: [Workload; 12] = [
+    pub const ALL: [Workload; 13] = [
         Self::W1,
         Self::W2,
         Self::W3,
@@ -221,6 +226,7 @@ impl Workload {
         Self::W11,
         Self::Small,
         Self::Select,
+        Self::Async,
         Self::Onecore,
         Self::Memory,
         Self::First,
@@ -272,6 +278,12 @@ pub struct Spec {
     /// The select workload: channels selected over (0: another workload).
     #[serde(default)]
     pub select: usize,
+    /// The select workload: the selection is over sends (one producer), not receives.
+    #[serde(default)]
+    pub select_sends: bool,
+    /// The async workload: the pattern and runtime (`None`: another workload).
+    #[serde(default)]
+    pub tasks: Option<tasks::Tasks>,
 }
 
 /// An element of `N` words: the tag (producer and sequence number) first, its complement last.
@@ -459,6 +471,23 @@ pub(super) fn sample(
     }
 }
 
+/// The sample of a flow measurement: `ops` elements in `wall` seconds (millions per second),
+/// with the total the producers sent as `extra.sent_total`.
+pub(super) fn flow_sample(
+    spec: &Spec,
+    ops: u64,
+    wall: f64,
+    ru: Rusage,
+    hw: &HwCounters,
+    per_thread: Vec<u64>,
+    sent_total: u64,
+) -> Sample {
+    Sample {
+        extra: BTreeMap::from([("sent_total".to_string(), sent_total as f64)]),
+        ..sample(spec, ops as f64 / wall / 1e6, ops, wall, ru, hw, per_thread)
+    }
+}
+
 pub(super) fn panicked(spec: &Spec) -> Error {
     Error::new(format!(
         "{} {}: a thread panicked",
@@ -580,19 +609,15 @@ pub(super) fn run_flow<F: Flavor, E: Elem>(
         .collect::<Result<_>>()?;
     verify(&spec.channel, &sent, &seen)?;
     let per_thread = seen.iter().map(|s| s.total).collect();
-    let extra = BTreeMap::from([("sent_total".to_string(), sent.iter().sum::<u64>() as f64)]);
-    Ok(Sample {
-        extra,
-        ..sample(
-            spec,
-            ops as f64 / wall / 1e6,
-            ops,
-            wall,
-            ru,
-            &hw,
-            per_thread,
-        )
-    })
+    Ok(flow_sample(
+        spec,
+        ops,
+        wall,
+        ru,
+        &hw,
+        per_thread,
+        sent.iter().sum(),
+    ))
 }
 
 /// Splits W10's `+tx`/`+rx` suffixes off a channel name.
@@ -637,6 +662,11 @@ pub fn run_spec(spec: &Spec) -> Result<Sample> {
             crate::alloc::current(),
             crate::alloc::ALLOCATOR_VAR
         )));
+    }
+    if let Some(t) = spec.tasks {
+        let mut s = tasks::run_tasks(spec, t)?;
+        s.variant = spec.channel.clone();
+        return Ok(s);
     }
     let (base, extra_tx, extra_rx) = split_ablation(name);
     let e = channel_entry(base)?;

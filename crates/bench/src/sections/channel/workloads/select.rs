@@ -6,9 +6,14 @@
 //! threads on the machine's cores). Producer `i` sends on channel `i % K`. Delivery is checked
 //! as in the other flow workloads (every element once, FIFO per producer); a channel whose
 //! producers are all gone is replaced by the crate's `never()` until every channel is done.
+//!
+//! The sends' cells (`select/{K}ch/send`) turn it around: one producer sends each element
+//! with `select!` over `K` bounded channels (`send(s, v)` cases: the element goes to whichever
+//! has room first), and one consumer per channel receives with a plain `recv` (3 and 5
+//! threads). Delivery is checked the same way, over the `K` consumers together.
 
 use super::{
-    BOUND, CellDef, Planner, SEQ_BITS, Seen, Spec, panicked, received, sample, verify, window,
+    BOUND, CellDef, Planner, SEQ_BITS, Seen, Spec, flow_sample, panicked, received, verify, window,
 };
 use crate::counters::HwCounters;
 use crate::model::Sample;
@@ -27,15 +32,15 @@ pub const SELECT_WIDTHS: [usize; 2] = [2, 4];
 /// The select workload's cells: [`SELECT_WIDTHS`] channels by 1 and 2 producers each, on the
 /// plan's [`SELECT_CHANNELS`].
 pub(in crate::sections::channel) fn cells(p: &mut Planner<'_>) {
+    let variants: Vec<String> = p
+        .plan
+        .channels
+        .iter()
+        .filter(|c| SELECT_CHANNELS.contains(&c.as_str()))
+        .cloned()
+        .collect();
     for k in SELECT_WIDTHS {
         for per_channel in [1usize, 2] {
-            let variants = p
-                .plan
-                .channels
-                .iter()
-                .filter(|c| SELECT_CHANNELS.contains(&c.as_str()))
-                .cloned()
-                .collect();
             p.push(CellDef {
                 id: format!("select/{k}ch/{per_channel}p"),
                 title: format!(
@@ -53,9 +58,28 @@ pub(in crate::sections::channel) fn cells(p: &mut Planner<'_>) {
                     limit: 0,
                     ..p.base.clone()
                 },
-                variants,
+                variants: variants.clone(),
             });
         }
+        p.push(CellDef {
+            id: format!("select/{k}ch/send"),
+            title: format!(
+                "select! send over {k} bounded({BOUND}) channels : 1 selecting producer, \
+                 1 consumer each"
+            ),
+            x: None,
+            params: BTreeMap::from([("channels".to_string(), serde_json::json!(k))]),
+            metric: p.throughput.clone(),
+            spec: Spec {
+                producers: 1,
+                consumers: k,
+                select: k,
+                select_sends: true,
+                limit: 0,
+                ..p.base.clone()
+            },
+            variants: variants.clone(),
+        });
     }
 }
 
@@ -70,6 +94,11 @@ trait Selecting {
     /// Selects a receive over the first `k` (2 or 4) receivers: the index and the element
     /// (`None`: that channel is over).
     fn select(rxs: &[Self::Rx]) -> (usize, Option<u64>);
+    /// Sends `v` with a selection over the senders (2 or 4): `false` when the chosen
+    /// channel's receiver is gone.
+    fn select_send(txs: &[Self::Tx], v: u64) -> bool;
+    /// Receives (blocking); `None` once every sender is gone.
+    fn recv(rx: &Self::Rx) -> Option<u64>;
 }
 
 struct Ours;
@@ -106,6 +135,25 @@ macro_rules! selecting {
                     _ => unreachable!("select over 2 or 4 channels"),
                 }
             }
+            fn select_send(txs: &[Self::Tx], v: u64) -> bool {
+                use $krate::select;
+                match txs {
+                    [a, b] => select! {
+                        send(a, v) -> r => r.is_ok(),
+                        send(b, v) -> r => r.is_ok(),
+                    },
+                    [a, b, c, d] => select! {
+                        send(a, v) -> r => r.is_ok(),
+                        send(b, v) -> r => r.is_ok(),
+                        send(c, v) -> r => r.is_ok(),
+                        send(d, v) -> r => r.is_ok(),
+                    },
+                    _ => unreachable!("select over 2 or 4 channels"),
+                }
+            }
+            fn recv(rx: &Self::Rx) -> Option<u64> {
+                rx.recv().ok()
+            }
         }
     };
 }
@@ -123,10 +171,12 @@ pub(super) fn run_select(spec: &Spec) -> Result<Sample> {
             SELECT_WIDTHS.map(|k| k.to_string()).join(" or ")
         )));
     }
-    match spec.channel.as_str() {
-        "ours" => run::<Ours>(spec),
-        "crossbeam" => run::<Crossbeam>(spec),
-        other => Err(Error::new(format!(
+    match (spec.channel.as_str(), spec.select_sends) {
+        ("ours", false) => run::<Ours>(spec),
+        ("crossbeam", false) => run::<Crossbeam>(spec),
+        ("ours", true) => run_sends::<Ours>(spec),
+        ("crossbeam", true) => run_sends::<Crossbeam>(spec),
+        (other, _) => Err(Error::new(format!(
             "{other}: the select workload runs {}",
             SELECT_CHANNELS.join(" and ")
         ))),
@@ -191,17 +241,67 @@ fn run<S: Selecting>(spec: &Spec) -> Result<Sample> {
         .collect::<Result<_>>()?;
     let seen = seen.map_err(|_| panicked(spec))?;
     verify(&spec.channel, &sent, std::slice::from_ref(&seen))?;
-    let extra = BTreeMap::from([("sent_total".to_string(), sent.iter().sum::<u64>() as f64)]);
-    Ok(Sample {
-        extra,
-        ..sample(
-            spec,
-            ops as f64 / wall / 1e6,
-            ops,
-            wall,
-            ru,
-            &hw,
-            vec![seen.total],
-        )
-    })
+    Ok(flow_sample(
+        spec,
+        ops,
+        wall,
+        ru,
+        &hw,
+        vec![seen.total],
+        sent.iter().sum(),
+    ))
+}
+
+/// The sends' cells: one producer selects a send over `spec.select` channels, one consumer
+/// per channel receives.
+fn run_sends<S: Selecting>(spec: &Spec) -> Result<Sample> {
+    let k = spec.select;
+    let (txs, rxs): (Vec<S::Tx>, Vec<S::Rx>) = (0..k).map(|_| S::make()).unzip();
+    let slots: Vec<CachePadded<AtomicU64>> = (0..k)
+        .map(|_| CachePadded::new(AtomicU64::new(0)))
+        .collect();
+    let stop = AtomicBool::new(false);
+    let barrier = Barrier::new(k + 2);
+    let hw = HwCounters::open();
+    let (slots, stop, barrier) = (&slots[..], &stop, &barrier);
+    let (wall, ru, ops, sent, seen) = std::thread::scope(|s| {
+        let prod = s.spawn(move || {
+            let mut seq = 0u64;
+            barrier.wait();
+            // Relaxed: the flag only ends the loop; results travel back through `join`.
+            while !stop.load(Ordering::Relaxed) && S::select_send(&txs, seq) {
+                seq += 1;
+            }
+            // Dropping the senders here ends the consumers.
+            seq
+        });
+        let cons: Vec<_> = rxs
+            .into_iter()
+            .zip(slots)
+            .map(|(rx, slot)| {
+                s.spawn(move || {
+                    let mut seen = Seen::new(1);
+                    barrier.wait();
+                    while let Some(v) = S::recv(&rx) {
+                        seen.see(&[v]);
+                        // Relaxed: a count for the window.
+                        slot.store(seen.total, Ordering::Relaxed);
+                    }
+                    seen
+                })
+            })
+            .collect();
+        let (wall, ru, ops) = window(barrier, stop, spec.duration_ns, &hw, || received(slots));
+        let sent = prod.join();
+        let seen: Vec<_> = cons.into_iter().map(|h| h.join()).collect();
+        (wall, ru, ops, sent, seen)
+    });
+    let sent = sent.map_err(|_| panicked(spec))?;
+    let seen: Vec<Seen> = seen
+        .into_iter()
+        .map(|r| r.map_err(|_| panicked(spec)))
+        .collect::<Result<_>>()?;
+    verify(&spec.channel, &[sent], &seen)?;
+    let per_thread = seen.iter().map(|s| s.total).collect();
+    Ok(flow_sample(spec, ops, wall, ru, &hw, per_thread, sent))
 }
