@@ -25,9 +25,24 @@
 //! ```
 //!
 //! The handles have the general channel's async forms (`recv_async`, `send_async`, and with the
-//! `futures` feature `stream` and `sink`), taking them by `&mut` or by value. They cannot be
-//! operations of a [`select!`](crate::select!) or a [`Select`](crate::Select), which take the
-//! general handles.
+//! `futures` feature `stream` and `sink`), taking them by `&mut` or by value. They can be cases
+//! of a [`select!`](crate::select!) (which lends their inner handle to the selection, never
+//! cloning it), but not operations of a dynamic [`Select`](crate::Select), whose methods take
+//! the general handles, as crossbeam's do:
+//!
+//! ```
+//! use welltempered_channel::{select, spsc, unbounded};
+//! use std::time::Duration;
+//!
+//! let (tx, rx) = spsc::channel::<u32>();
+//! let (_tx2, rx2) = unbounded::<&str>();
+//! tx.send(7).unwrap();
+//! select! {
+//!     recv(rx) -> v => assert_eq!(v, Ok(7)),
+//!     recv(rx2) -> _ => unreachable!(),
+//!     default(Duration::from_secs(10)) => unreachable!(),
+//! }
+//! ```
 //!
 //! **Guarantees.** FIFO; both sides lock-free for `try_send`/`try_recv` (wait-free except for
 //! the free list of segments, which the two sides share, and the allocator); the same memory
@@ -70,6 +85,20 @@ pub fn with_wait<T>(wait: Wait, cap: Option<usize>) -> (Sender<T>, Receiver<T>) 
         Some(c) => b.bounded(c),
     };
     (Sender(tx), Receiver(rx))
+}
+
+impl<T> crate::select::SelectSender<T> for Sender<T> {
+    #[inline(always)]
+    fn __welltempered_select_sender(&self) -> &chan::Sender<T> {
+        &self.0
+    }
+}
+
+impl<T> crate::select::SelectReceiver<T> for Receiver<T> {
+    #[inline(always)]
+    fn __welltempered_select_receiver(&self) -> &chan::Receiver<T> {
+        &self.0
+    }
 }
 
 impl<T> Sender<T> {

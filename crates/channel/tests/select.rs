@@ -469,3 +469,48 @@ fn a_rendezvous_send_evaluates_messages_first() {
     };
     assert_eq!((got, evaluated.get()), (5, 1));
 }
+
+/// `spsc` handles are cases of `select!`, beside general and shareable handles and references
+/// to them: a selection sleeping on an spsc receiver is woken by its sender on another thread,
+/// an spsc sender's case sends, and a disconnected spsc side is selected with its error. The
+/// selection borrows the handles (both still work afterwards, and neither is cloned: the
+/// channel stays single/single).
+#[test]
+fn spsc_handles_are_select_cases() {
+    let (stx, srx) = welltempered_channel::spsc::bounded::<u64>(1);
+    let (gtx, grx) = unbounded::<u64>();
+    let shared = grx.into_shared();
+    let by_ref = &shared;
+    let sender = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(20));
+        stx.send(7).unwrap();
+        stx
+    });
+    let got = select! {
+        recv(srx) -> v => v,
+        recv(by_ref) -> _ => unreachable!("nothing is sent on the general channel"),
+    };
+    assert_eq!(got, Ok(7));
+    let stx = sender.join().unwrap();
+
+    // A send case on the spsc sender: the channel has room for one.
+    let sent = select! {
+        send(stx, 8) -> res => res.map(|()| "spsc"),
+        send(gtx, 9) -> res => res.map(|()| "general"),
+    };
+    let which = sent.unwrap();
+    match which {
+        "spsc" => assert_eq!(srx.recv(), Ok(8)),
+        _ => assert_eq!(shared.recv(), Ok(9)),
+    }
+
+    // Disconnection of the spsc sender is selected as an error, and the handles still work.
+    drop(stx);
+    let got = select! {
+        recv(srx) -> v => v,
+        default(Duration::from_secs(10)) => panic!("the disconnection was not seen"),
+    };
+    assert_eq!(got, Err(RecvError));
+    gtx.send(10).unwrap();
+    assert_eq!(shared.recv(), Ok(10));
+}

@@ -9,7 +9,8 @@
 /// is a `Result<(), SendError<T>>`); at most one `default => body` (runs if no operation can
 /// complete now) or `default(timeout) => body` (if none completes within `timeout`). Bodies
 /// are expressions or blocks, separated by commas (optional after a block). `r` and `s` may be
-/// handles or references to them (plain or shared). When several operations can complete,
+/// handles or references to them (plain, shared or [`spsc`](crate::spsc), or anything that
+/// derefs to one of them). When several operations can complete,
 /// one is chosen at random. Without a default it waits until one completes.
 ///
 /// ```
@@ -160,6 +161,11 @@ macro_rules! __select_parse {
         [$($i:tt)*] [$($d:tt)*]) => {
         match &$r {
             __r => {
+                // Method syntax: found through auto-deref (see `SelectReceiver`).
+                let __r = {
+                    use $crate::select::__private::SelectReceiver as _;
+                    __r.__welltempered_select_receiver()
+                };
                 let mut __case = $crate::select::__private::RecvCase::new(__r);
                 $crate::__select_parse!(@gen $b [$($rest)*]
                     [$($done)* (__case [] [$res] [$body] [$($i)*])] [$($i)* + 1] [$($d)*])
@@ -170,6 +176,11 @@ macro_rules! __select_parse {
         [$($i:tt)*] [$($d:tt)*]) => {
         match &$s {
             __s => {
+                // As for a receive.
+                let __s = {
+                    use $crate::select::__private::SelectSender as _;
+                    __s.__welltempered_select_sender()
+                };
                 let mut __case = $crate::select::__private::SendCase::new(__s);
                 $crate::__select_parse!(@gen $b [$($rest)*]
                     [$($done)* (__case [$v] [$res] [$body] [$($i)*])] [$($i)* + 1] [$($d)*])

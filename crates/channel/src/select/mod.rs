@@ -640,8 +640,43 @@ mod macros;
 
 pub use dynamic::{Select, SelectedOperation};
 
+/// The general receiver a `recv` case of [`select!`](crate::select!) operates on. The
+/// expansion calls the method with method syntax, so it is found through auto-deref: a case
+/// takes a general handle, a shareable one, a reference to either, anything that derefs to
+/// them (as a plain `&Receiver<T>` parameter would by coercion), and an [`spsc`](crate::spsc)
+/// handle, which lends its inner handle to the selection only (the selection never clones
+/// it). Public only for the expansion.
+#[doc(hidden)]
+pub trait SelectReceiver<T> {
+    #[doc(hidden)]
+    fn __welltempered_select_receiver(&self) -> &Receiver<T>;
+}
+
+/// The general sender a `send` case operates on: as [`SelectReceiver`].
+#[doc(hidden)]
+pub trait SelectSender<T> {
+    #[doc(hidden)]
+    fn __welltempered_select_sender(&self) -> &Sender<T>;
+}
+
+impl<T> SelectReceiver<T> for Receiver<T> {
+    #[inline(always)]
+    fn __welltempered_select_receiver(&self) -> &Receiver<T> {
+        self
+    }
+}
+
+impl<T> SelectSender<T> for Sender<T> {
+    #[inline(always)]
+    fn __welltempered_select_sender(&self) -> &Sender<T> {
+        self
+    }
+}
+
 /// What the expansion of [`select!`](crate::select!) names; not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use super::{Mode, Operation, RecvCase, SendCase, eager, finish, run};
+    pub use super::{
+        Mode, Operation, RecvCase, SelectReceiver, SelectSender, SendCase, eager, finish, run,
+    };
 }
