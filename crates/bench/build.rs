@@ -21,6 +21,7 @@ const PACKAGES: &[&str] = &[
     "crossbeam-channel",
     "flume",
     "kanal",
+    "tokio",
     "rtrb",
     "ringbuf",
     "mimalloc",
