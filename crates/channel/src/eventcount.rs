@@ -31,12 +31,16 @@
 //! process is registered with `membarrier`, the release sequence of `fence.rs` orders the mark
 //! before every light fence that skips the hardware fence), so the two `SeqCst` fences order the
 //! pair; a notifier that read before it made its change visible to everything the heavy
-//! fence's caller and its successors read afterwards. The marks are never cleared: a channel
-//! once awaited costs every send a fence while anyone waits and a `SeqCst` fence besides (not a
-//! lock), which is what the async peers pay anyway.
+//! fence's caller and its successors read afterwards. The marks are never cleared: on a
+//! channel once awaited, every notification issues a `SeqCst` fence besides its light fence (a
+//! fence, not a lock: less than the async peers pay).
 //!
-//! **Guarantees.** Blocking by nature. Three words, a mutex guarding the registrations and a
-//! condition variable per eventcount; nothing per thread.
+//! **Sleepers.** The mutex also guards a count of the threads inside [`EventCount::wait`], so a
+//! notifier signals the condition variable only when one may sleep on it: std's futex-based
+//! `Condvar` makes a system call at every notification, sleeper or not.
+//!
+//! **Guarantees.** Blocking by nature. Three words, a mutex guarding the registrations and the
+//! sleepers' count, and a condition variable per eventcount; nothing per thread.
 
 use crate::fence;
 use crate::sync::{Arc, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering, fence as atomic_fence};

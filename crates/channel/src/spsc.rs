@@ -26,9 +26,9 @@
 //!
 //! The handles have the general channel's async forms (`recv_async`, `send_async`, and with the
 //! `futures` feature `stream` and `sink`), taking them by `&mut` or by value. They can be cases
-//! of a [`select!`](crate::select!) (which lends their inner handle to the selection, never
-//! cloning it), but not operations of a dynamic [`Select`](crate::Select), whose methods take
-//! the general handles, as crossbeam's do:
+//! of a [`select!`](crate::select!) (a case holds the inner handle and exposes nothing that
+//! could clone it), but not operations of a dynamic [`Select`](crate::Select), whose methods
+//! take the general handles, as crossbeam's do:
 //!
 //! ```
 //! use welltempered_channel::{select, spsc, unbounded};
@@ -89,15 +89,15 @@ pub fn with_wait<T>(wait: Wait, cap: Option<usize>) -> (Sender<T>, Receiver<T>) 
 
 impl<T> crate::select::SelectSender<T> for Sender<T> {
     #[inline(always)]
-    fn __welltempered_select_sender(&self) -> &chan::Sender<T> {
-        &self.0
+    fn __welltempered_send_case(&self) -> crate::select::SendCase<'_, T> {
+        crate::select::SendCase::new(&self.0)
     }
 }
 
 impl<T> crate::select::SelectReceiver<T> for Receiver<T> {
     #[inline(always)]
-    fn __welltempered_select_receiver(&self) -> &chan::Receiver<T> {
-        &self.0
+    fn __welltempered_recv_case(&self) -> crate::select::RecvCase<'_, T> {
+        crate::select::RecvCase::new(&self.0)
     }
 }
 

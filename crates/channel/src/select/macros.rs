@@ -162,11 +162,10 @@ macro_rules! __select_parse {
         match &$r {
             __r => {
                 // Method syntax: found through auto-deref (see `SelectReceiver`).
-                let __r = {
+                let mut __case = {
                     use $crate::select::__private::SelectReceiver as _;
-                    __r.__welltempered_select_receiver()
+                    __r.__welltempered_recv_case()
                 };
-                let mut __case = $crate::select::__private::RecvCase::new(__r);
                 $crate::__select_parse!(@gen $b [$($rest)*]
                     [$($done)* (__case [] [$res] [$body] [$($i)*])] [$($i)* + 1] [$($d)*])
             }
@@ -177,11 +176,10 @@ macro_rules! __select_parse {
         match &$s {
             __s => {
                 // As for a receive.
-                let __s = {
+                let mut __case = {
                     use $crate::select::__private::SelectSender as _;
-                    __s.__welltempered_select_sender()
+                    __s.__welltempered_send_case()
                 };
-                let mut __case = $crate::select::__private::SendCase::new(__s);
                 $crate::__select_parse!(@gen $b [$($rest)*]
                     [$($done)* (__case [$v] [$res] [$body] [$($i)*])] [$($i)* + 1] [$($d)*])
             }

@@ -640,36 +640,36 @@ mod macros;
 
 pub use dynamic::{Select, SelectedOperation};
 
-/// The general receiver a `recv` case of [`select!`](crate::select!) operates on. The
-/// expansion calls the method with method syntax, so it is found through auto-deref: a case
-/// takes a general handle, a shareable one, a reference to either, anything that derefs to
-/// them (as a plain `&Receiver<T>` parameter would by coercion), and an [`spsc`](crate::spsc)
-/// handle, which lends its inner handle to the selection only (the selection never clones
-/// it). Public only for the expansion.
+/// The `recv` case of [`select!`](crate::select!) on a handle. The expansion calls the method
+/// with method syntax, so it is found through auto-deref: a case takes a general handle, a
+/// shareable one, a reference to either, anything that derefs to them (as a plain
+/// `&Receiver<T>` parameter would by coercion), and an [`spsc`](crate::spsc) handle. The case
+/// holds the handle's general handle and exposes nothing that could clone it, so an `spsc`
+/// handle lends its inner handle to the selection only. Public only for the expansion.
 #[doc(hidden)]
 pub trait SelectReceiver<T> {
     #[doc(hidden)]
-    fn __welltempered_select_receiver(&self) -> &Receiver<T>;
+    fn __welltempered_recv_case(&self) -> RecvCase<'_, T>;
 }
 
-/// The general sender a `send` case operates on: as [`SelectReceiver`].
+/// The `send` case on a handle: as [`SelectReceiver`].
 #[doc(hidden)]
 pub trait SelectSender<T> {
     #[doc(hidden)]
-    fn __welltempered_select_sender(&self) -> &Sender<T>;
+    fn __welltempered_send_case(&self) -> SendCase<'_, T>;
 }
 
 impl<T> SelectReceiver<T> for Receiver<T> {
     #[inline(always)]
-    fn __welltempered_select_receiver(&self) -> &Receiver<T> {
-        self
+    fn __welltempered_recv_case(&self) -> RecvCase<'_, T> {
+        RecvCase::new(self)
     }
 }
 
 impl<T> SelectSender<T> for Sender<T> {
     #[inline(always)]
-    fn __welltempered_select_sender(&self) -> &Sender<T> {
-        self
+    fn __welltempered_send_case(&self) -> SendCase<'_, T> {
+        SendCase::new(self)
     }
 }
 
