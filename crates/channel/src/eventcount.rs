@@ -604,6 +604,51 @@ mod tests {
         );
     }
 
+    /// A waker whose `wake` re-enters the same eventcount (registers its signal again and
+    /// notifies) runs after the notifier released the mutex: no deadlock, and the nested
+    /// notification takes the new registration.
+    #[test]
+    fn a_waker_may_re_enter_the_eventcount() {
+        struct Reenter {
+            ec: std::sync::Arc<EventCount>,
+            signal: std::sync::Mutex<Option<Arc<Signal>>>,
+            woken: std::sync::atomic::AtomicUsize,
+        }
+        impl std::task::Wake for Reenter {
+            fn wake(self: std::sync::Arc<Self>) {
+                self.wake_by_ref();
+            }
+            fn wake_by_ref(self: &std::sync::Arc<Self>) {
+                if self.woken.fetch_add(1, Ordering::SeqCst) == 0 {
+                    let signal = self.signal.lock().unwrap().clone().unwrap();
+                    signal.set_waker(&std::task::Waker::from(self.clone()));
+                    signal.reset();
+                    self.ec.register_task(&signal);
+                    self.ec.notify();
+                }
+            }
+        }
+        let ec = std::sync::Arc::new(EventCount::new());
+        let signal = Signal::for_task();
+        let reenter = std::sync::Arc::new(Reenter {
+            ec: ec.clone(),
+            signal: std::sync::Mutex::new(Some(signal.clone())),
+            woken: std::sync::atomic::AtomicUsize::new(0),
+        });
+        signal.set_waker(&std::task::Waker::from(reenter.clone()));
+        signal.reset();
+        ec.register_task(&signal);
+        ec.notify_one();
+        assert_eq!(
+            reenter.woken.load(Ordering::SeqCst),
+            2,
+            "woken, then woken again"
+        );
+        assert_eq!(waiters(&ec), 0, "both registrations taken");
+        // The waker holds the signal, which holds the waker: break the cycle.
+        reenter.signal.lock().unwrap().take();
+    }
+
     /// A thread asleep in `wait` is counted as a sleeper until it returns, so a notification
     /// signals the condition variable while it sleeps; the count is back to 0 afterwards (and
     /// notifications then skip the condition variable).
