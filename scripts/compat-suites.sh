@@ -98,17 +98,7 @@ signal-hook = "0.3"
 [workspace]
 EOF
     # Skipped, per test file, each for a stated difference of the channel (documented in
-    # compat/crossbeam-channel/src/lib.rs and, for the rendezvous `Select`, in the channel's
-    # ported tests/crossbeam_select.rs, where the same tests are ignored):
-    #   R: a rendezvous send chosen by a selection is sent with the blocking `send` afterwards,
-    #      not committed together with its receiver as crossbeam does; it can block forever
-    #      (a stale count of blocked receivers, or recv+send selectors on one rendezvous channel
-    #      that all choose to send, or selectors sending to selectors receiving, as in
-    #      golang.rs's chan::main, which hung in 1 of 8 runs here) or starve while its
-    #      receivers are awake. select_macro.rs's fairness2 counts how often each of three sends
-    #      (one rendezvous) wins against a selecting receiver: the rendezvous one wins only when
-    #      its receiver happens to be blocked, so run alone it fails every time, and it passed
-    #      beside the file's other tests by their scheduling.
+    # compat/crossbeam-channel/src/lib.rs):
     #   E: a `select!` with a rendezvous send evaluates every send's message before the
     #      selection (crossbeam: only the chosen case's, with its receiver already committed),
     #      so zero.rs's `recv_in_send`, whose message receives on the same channel, leaves two
@@ -116,10 +106,7 @@ EOF
     #   A: a `select!` that sleeps allocates its wake-up signal; the test counts allocations.
     local -A skips=(
         [zero]="recv_in_send"                                   # E
-        [golang]="chan_test::test_select_fairness chan::main select2::main" # R, R, A
-        [ready]="stress_send stress_mixed"                      # R
-        [select]="stress_send stress_mixed matching matching_with_leftover fairness2 reuse send_and_clone sync_and_clone" # R
-        [select_macro]="fairness2"                              # R
+        [golang]="select2::main"                                # A
     )
     run_test_files "crossbeam-channel $version" "$suite" "" skips
 }

@@ -40,7 +40,9 @@
 //!   crossbeam, but in a selection with a send on a rendezvous (`bounded(0)`) channel every
 //!   send's message is evaluated before the selection starts.
 //! - A `send` chosen by the dynamic [`Select`] was ready when chosen; if other senders took the
-//!   room since, [`SelectedOperation::send`] waits for room.
+//!   room since, [`SelectedOperation::send`] waits for room. On a rendezvous channel it is
+//!   committed with its receiver as in crossbeam, except when chosen for a thread blocked in
+//!   `recv`: if that receiver's `recv_timeout` ran out meanwhile, the send waits for the next.
 //! - [`never`](fn@never) is not a `const fn`.
 //! - The `internal` module that crossbeam's macros expand to is not provided; the macros here
 //!   are the channel's own, with crossbeam's syntax.

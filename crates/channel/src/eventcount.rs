@@ -164,7 +164,7 @@ impl Signal {
     }
 
     /// Wakes the waiter.
-    fn wake(&self) {
+    pub(crate) fn wake(&self) {
         match &self.how {
             #[cfg(not(loom))]
             How::Thread(thread) => {

@@ -86,7 +86,9 @@
 //! [`never`](fn@never) are receivers of `Instant`s for timeouts and periodic work, in a select or alone.
 //! Selecting costs nothing to channels nobody selects on: a selector that must sleep registers
 //! with the same eventcounts blocked receives use, so a send still pays only a fence and a load
-//! when nobody waits.
+//! when nobody waits. On a rendezvous channel a sleeping selection is committed by the thread
+//! that meets it (a send, a receive, their `try_` forms, another selection), so a selecting
+//! sender and a selecting receiver meet as crossbeam's do.
 //!
 //! ```
 //! use std::time::Duration;

@@ -7,13 +7,13 @@ pub(crate) use loom::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, fence,
 };
 #[cfg(loom)]
-pub(crate) use loom::sync::{Arc, Condvar, Mutex};
+pub(crate) use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, fence,
 };
 #[cfg(not(loom))]
-pub(crate) use std::sync::{Arc, Condvar, Mutex};
+pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 pub(crate) use core::sync::atomic::Ordering;
 

@@ -46,16 +46,8 @@
 //!   they assert crossbeam's behaviour when a `SelectedOperation` is dropped without being
 //!   completed (a hang, or the panic "dropped `SelectedOperation` without completing the
 //!   operation"). Ours documents that dropping one is allowed (a chosen receive keeps its
-//!   element in the `Select`; a chosen send has taken nothing), so neither applies.
-//!
-//! Ignored (`#[ignore = "select: ..."]`, the reason on each), kept unchanged so that they run
-//! again once the difference is resolved: crossbeam commits a selecting rendezvous sender
-//! and its receiver at once; our `Select` chooses a rendezvous send when a receiver is counted
-//! blocked and then sends with the blocking `send`, so the send can be chosen for a receiver
-//! that is just leaving (`stress_send`, `stress_mixed`, `reuse` then hang), two selections
-//! that each hold a send and a receive on one rendezvous channel can both choose their send
-//! (`matching`, `matching_with_leftover`), and a rendezvous send is chosen only while its
-//! receiver sleeps (`fairness2` starves it). See the `select` module's "Not as crossbeam".
+//!   element in the `Select`; a chosen send has taken nothing, and a rendezvous receive
+//!   committed to it goes back to waiting), so neither applies.
 #![cfg(not(loom))]
 
 use std::{
@@ -817,7 +809,6 @@ fn stress_recv() {
 }
 
 #[test]
-#[ignore = "select: send chosen on a stale rendezvous receiver count; its send blocks forever"]
 fn stress_send() {
     const COUNT: usize = if cfg!(miri) { 50 } else { 10_000 };
 
@@ -855,7 +846,6 @@ fn stress_send() {
 }
 
 #[test]
-#[ignore = "select: send chosen on a stale rendezvous receiver count; its send blocks forever"]
 fn stress_mixed() {
     const COUNT: usize = if cfg!(miri) { 100 } else { 10_000 };
 
@@ -986,7 +976,6 @@ fn send_recv_same_channel() {
 }
 
 #[test]
-#[ignore = "select: recv+send selectors on one rendezvous channel may all send and block"]
 fn matching() {
     const THREADS: usize = 44;
 
@@ -1015,7 +1004,6 @@ fn matching() {
 }
 
 #[test]
-#[ignore = "select: recv+send selectors on one rendezvous channel may all send and block"]
 fn matching_with_leftover() {
     const THREADS: usize = 55;
 
@@ -1263,7 +1251,6 @@ fn fairness1() {
 }
 
 #[test]
-#[ignore = "select: a rendezvous send of Select starves (chosen only while the receiver sleeps)"]
 fn fairness2() {
     const COUNT: usize = if cfg!(miri) { 50 } else { 10_000 };
 
@@ -1325,7 +1312,6 @@ fn fairness2() {
 }
 
 #[test]
-#[ignore = "select: send chosen on a stale rendezvous receiver count; its send blocks forever"]
 fn reuse() {
     const COUNT: usize = if cfg!(miri) { 50 } else { 10_000 };
 

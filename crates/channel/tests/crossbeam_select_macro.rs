@@ -33,15 +33,9 @@
 //!   stays. The tests that order their threads with sleeps are kept as they are.
 //! - Attributes on crossbeam's own CI cfgs are dropped (the workspace warns on unexpected
 //!   cfgs): `#[cfg_attr(gha_macos_runner, ignore)]` on `default_only` (it guarded the removed
-//!   upper bounds); `#[cfg_attr(crossbeam_sanitize, ignore)]` on `fairness2` becomes the
-//!   `#[ignore]` below.
+//!   upper bounds); `#[cfg_attr(crossbeam_sanitize, ignore)]` on `fairness2` is dropped too
+//!   (it runs under our ThreadSanitizer job).
 //! - `#![cfg(not(loom))]`, as the crate's other non-loom tests.
-//!
-//! Ignored: `fairness2`, whose rendezvous send starves here (it failed under
-//! ThreadSanitizer; crossbeam skips it under sanitizers too): in a selection with other
-//! operations, a rendezvous send is offered only to receivers blocked at that moment, where
-//! crossbeam commits the selecting sender and its receiver at once (see the `select` module's
-//! "Not as crossbeam"); `select.rs`'s `fairness2` is ignored for the same reason.
 #![cfg(not(loom))]
 #![forbid(unsafe_code)] // select! is safe.
 #![allow(clippy::match_single_binding)]
@@ -928,7 +922,6 @@ fn fairness1() {
 }
 
 #[test]
-#[ignore = "select: a rendezvous send in a selection with other operations is offered only to receivers blocked at that moment, so it can starve (failed under ThreadSanitizer)"]
 fn fairness2() {
     const COUNT: usize = if cfg!(miri) { 100 } else { 10_000 };
 

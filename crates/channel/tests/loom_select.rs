@@ -154,3 +154,87 @@ fn select_recv_rendezvous() {
         s.join().unwrap();
     });
 }
+
+/// A rendezvous send of a dynamic selection (with a second operation) and a blocked receiver:
+/// the send is chosen by committing the selection (the receiver commits its entry and waits
+/// for the value), or for the blocked receiver; either way the value arrives once.
+#[test]
+fn select_send_rendezvous_dynamic() {
+    model(|| {
+        let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<u32>(0);
+        let (_tx2, rx2) = Builder::new().wait(Wait::Park).unbounded::<u32>();
+        let r = thread::spawn(move || rx.recv().unwrap());
+        let mut sel = Select::new();
+        let send = sel.send(&tx);
+        sel.recv(&rx2);
+        let oper = sel.select();
+        assert_eq!(oper.index(), send);
+        oper.send(&tx, 4).unwrap();
+        assert_eq!(r.join().unwrap(), 4);
+    });
+}
+
+/// A selection with a receive and a send on one rendezvous channel, and a blocking sender:
+/// the selection receives (no receiver exists for its own send, and its own receive is not
+/// one).
+#[test]
+fn select_recv_and_send_on_one_rendezvous() {
+    model(|| {
+        let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<u32>(0);
+        let tx2 = tx.clone();
+        let s = thread::spawn(move || tx2.send(2).unwrap());
+        let got = select! {
+            recv(rx) -> v => v.unwrap(),
+            send(tx, 1) -> _ => unreachable!("nobody receives"),
+        };
+        assert_eq!(got, 2);
+        s.join().unwrap();
+    });
+}
+
+/// A chosen rendezvous send whose `SelectedOperation` is dropped without sending: a receiver
+/// committed to it is released and takes the next send instead.
+#[test]
+fn abandoned_select_send_releases_the_receiver() {
+    model(|| {
+        let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<u32>(0);
+        let (_tx2, rx2) = Builder::new().wait(Wait::Park).unbounded::<u32>();
+        let r = thread::spawn(move || rx.recv().unwrap());
+        let mut sel = Select::new();
+        sel.send(&tx);
+        sel.recv(&rx2);
+        drop(sel.select());
+        drop(sel);
+        tx.send(9).unwrap();
+        assert_eq!(r.join().unwrap(), 9);
+    });
+}
+
+/// Two selections, each with a receive and a send on one rendezvous channel, and nobody else:
+/// they commit each other, so one sends and the other receives its value (where each choosing
+/// its send would leave both waiting).
+#[test]
+fn two_selections_match() {
+    model(|| {
+        let (tx, rx) = Builder::new().wait(Wait::Park).bounded::<u32>(0);
+        let (tx2, rx2) = (tx.clone(), rx.clone());
+        let meet = |tx: welltempered_channel::Sender<u32>,
+                    rx: welltempered_channel::Receiver<u32>,
+                    me: u32| {
+            select! {
+                recv(rx) -> v => Some(v.unwrap()),
+                send(tx, me) -> r => {
+                    r.unwrap();
+                    None
+                }
+            }
+        };
+        let other = thread::spawn(move || meet(tx2, rx2, 2));
+        let mine = meet(tx, rx, 1);
+        let theirs = other.join().unwrap();
+        assert!(
+            matches!((mine, theirs), (Some(2), None) | (None, Some(1))),
+            "{mine:?} {theirs:?}"
+        );
+    });
+}

@@ -514,3 +514,128 @@ fn spsc_handles_are_select_cases() {
     gtx.send(10).unwrap();
     assert_eq!(shared.recv(), Ok(10));
 }
+
+/// How many rounds the rendezvous commitment tests run (each round meets once).
+fn rounds() -> u32 {
+    if cfg!(miri) { 20 } else { 2_000 }
+}
+
+/// A rendezvous send of `Select` chosen and then abandoned by a panic in the caller's code
+/// before `SelectedOperation::send`: a receiver committed to it (or blocked waiting) is
+/// released, and takes the next send. Nothing is lost or received twice.
+#[test]
+fn rendezvous_select_send_abandoned_by_a_panic() {
+    let (tx, rx) = bounded::<u32>(0);
+    let (_tx2, rx2) = unbounded::<u32>();
+    let n = rounds();
+    let receiver = thread::spawn(move || (0..n).map(|_| rx.recv().unwrap()).collect::<Vec<_>>());
+    for i in 0..n {
+        let mut sel = Select::new();
+        let send = sel.send(&tx);
+        sel.recv(&rx2);
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let oper = sel.select();
+            assert_eq!(oper.index(), send);
+            panic!("the caller's code panics before it sends");
+        }));
+        assert!(panicked.is_err());
+        drop(sel);
+        tx.send(i).unwrap();
+    }
+    assert_eq!(receiver.join().unwrap(), (0..n).collect::<Vec<_>>());
+}
+
+/// Selections that each receive and send on one rendezvous channel, in pairs with nobody
+/// else: they commit each other, never both sending. Each value sent is received once, by a
+/// thread other than its sender.
+#[test]
+fn rendezvous_selections_commit_each_other() {
+    let (tx, rx) = bounded::<(u32, u32)>(0);
+    let n = rounds();
+    let threads: Vec<_> = (0..2u32)
+        .map(|me| {
+            let (tx, rx) = (tx.clone(), rx.clone());
+            thread::spawn(move || {
+                let (mut sent, mut got) = (Vec::new(), Vec::new());
+                for k in 0..n {
+                    let mut sel = Select::new();
+                    let r = sel.recv(&rx);
+                    let s = sel.send(&tx);
+                    let oper = sel.select();
+                    match oper.index() {
+                        i if i == r => got.push(oper.recv(&rx).unwrap()),
+                        i if i == s => {
+                            oper.send(&tx, (me, k)).unwrap();
+                            sent.push((me, k));
+                        }
+                        _ => unreachable!(),
+                    }
+                }
+                (sent, got)
+            })
+        })
+        .collect();
+    drop((tx, rx));
+    let results: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    for (me, (sent, got)) in results.iter().enumerate() {
+        let other = &results[1 - me];
+        assert!(got.iter().all(|&(from, _)| from as usize != me));
+        assert_eq!(
+            got, &other.0,
+            "received exactly what the other sent, in order"
+        );
+        assert_eq!(sent.len() + got.len(), n as usize);
+    }
+}
+
+/// The macro's rendezvous send, asleep in a selection, is taken by `try_recv` (which commits
+/// it), and a sleeping selection's receive is given an element by `try_send`.
+#[test]
+fn rendezvous_try_operations_commit_sleeping_selections() {
+    let (tx, rx) = bounded::<u32>(0);
+    let (_tx2, rx2) = unbounded::<u32>();
+    let n = rounds();
+    let sender = thread::spawn(move || {
+        for i in 0..n {
+            select! {
+                send(tx, i) -> r => r.unwrap(),
+                recv(rx2) -> _ => unreachable!(),
+            }
+        }
+        tx
+    });
+    let mut got = Vec::new();
+    while got.len() < n as usize {
+        match rx.try_recv() {
+            Ok(v) => got.push(v),
+            Err(_) => thread::yield_now(),
+        }
+    }
+    assert_eq!(got, (0..n).collect::<Vec<_>>());
+    let tx = sender.join().unwrap();
+
+    let (_tx3, rx3) = unbounded::<u32>();
+    let receiver = thread::spawn(move || {
+        (0..n)
+            .map(|_| {
+                select! {
+                    recv(rx) -> v => v.unwrap(),
+                    recv(rx3) -> _ => unreachable!(),
+                }
+            })
+            .collect::<Vec<_>>()
+    });
+    for i in 0..n {
+        let mut v = i;
+        loop {
+            match tx.try_send(v) {
+                Ok(()) => break,
+                Err(e) => {
+                    v = e.into_inner();
+                    thread::yield_now();
+                }
+            }
+        }
+    }
+    assert_eq!(receiver.join().unwrap(), (0..n).collect::<Vec<_>>());
+}

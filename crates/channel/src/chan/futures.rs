@@ -208,7 +208,12 @@ impl<T> SendState<T> {
                 }
             };
         }
-        // A rendezvous: push only while a receiver waits, then wait for it without blocking.
+        // A rendezvous: a sleeping selection's receive takes the element at once; otherwise
+        // push only while a receiver waits, then wait for it without blocking.
+        let value = match chan.selecting.give(value) {
+            Ok(()) => return Some(Ok(())),
+            Err(v) => v,
+        };
         if chan.blocked_receivers.load(Ordering::SeqCst) == 0 {
             if chan.receivers_gone() {
                 return Some(Err(SendError(value)));
@@ -238,7 +243,7 @@ impl<T> SendState<T> {
             return Some(Ok(()));
         }
         let gone = chan.receivers_gone();
-        if !gone && chan.blocked_receivers.load(Ordering::SeqCst) > 0 {
+        if !gone && chan.receiver_may_take() {
             return None;
         }
         self.pushed = None;

@@ -94,33 +94,30 @@ impl<T> Sender<T> {
     }
 
     /// Sends `value` if there is room now. A rendezvous channel has room only while a receiver
-    /// is blocked in a receive.
+    /// is blocked in a receive (or a selection sleeps on one: it is committed to this send).
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        self.try_send_excluding(value, 0)
-    }
-
-    /// [`Sender::try_send`], not counting `own` of a rendezvous channel's blocked receivers:
-    /// those of the calling thread's own selection, which cannot take the element while it
-    /// sends.
-    pub(crate) fn try_send_excluding(&self, value: T, own: usize) -> Result<(), TrySendError<T>> {
         let chan = &*self.chan;
-        if chan.rendezvous && chan.blocked_receivers.load(Ordering::SeqCst) <= own {
-            return if chan.receivers_gone() {
-                Err(TrySendError::Disconnected(value))
-            } else {
-                Err(TrySendError::Full(value))
-            };
+        let mut value = value;
+        if chan.rendezvous {
+            if chan.receivers_gone() {
+                return Err(TrySendError::Disconnected(value));
+            }
+            match chan.selecting.give(value) {
+                Ok(()) => return Ok(()),
+                Err(v) => value = v,
+            }
+            if chan.blocked_receivers.load(Ordering::SeqCst) == 0 {
+                return Err(TrySendError::Full(value));
+            }
         }
         let index = chan.try_push(value)?;
         chan.wake_receivers();
         if chan.rendezvous {
             // A receiver is blocked: it takes the element or leaves, and `Ok` means taken.
-            return chan
-                .await_taken(index, None, true, own)
-                .map_err(|e| match e {
-                    SendTimeoutError::Timeout(v) => TrySendError::Full(v),
-                    SendTimeoutError::Disconnected(v) => TrySendError::Disconnected(v),
-                });
+            return chan.await_taken(index, None, true).map_err(|e| match e {
+                SendTimeoutError::Timeout(v) => TrySendError::Full(v),
+                SendTimeoutError::Disconnected(v) => TrySendError::Disconnected(v),
+            });
         }
         Ok(())
     }
@@ -276,6 +273,11 @@ impl<T> Receiver<T> {
         if let Some(v) = chan.try_take() {
             return Ok(v);
         }
+        if chan.rendezvous
+            && let Some(v) = chan.take_from_selection()
+        {
+            return Ok(v);
+        }
         // Acquire: every departed sender's pushes happen before we see the count at zero, so
         // a second look finds whatever they sent.
         if chan.senders_gone() {
@@ -303,7 +305,7 @@ impl<T> Receiver<T> {
             Err(TryRecvError::Disconnected) => Some(Err(RecvTimeoutError::Disconnected)),
             Err(TryRecvError::Empty) => None,
         };
-        chan.blocked_receive(|| chan.block(&chan.recv_ec, deadline, attempt))
+        chan.blocked_receive(deadline, attempt)
             .unwrap_or(Err(RecvTimeoutError::Timeout))
     }
 
@@ -392,38 +394,40 @@ impl<T> Receiver<T> {
     /// ```
     pub fn recv_ref(&mut self) -> Result<RecvGuard<'_, T>, RecvError> {
         let chan = &*self.chan;
-        let claimed = chan.blocked_receive(|| {
-            chan.block(&chan.recv_ec, None, || {
-                if let Some(c) = chan.claim() {
-                    return Some(Ok(c));
-                }
-                if chan.senders_gone() {
-                    return Some(chan.claim().ok_or(RecvError));
-                }
-                None
-            })
+        let claimed = chan.blocked_receive(None, || {
+            if let Some(c) = chan.claim() {
+                return Some(Ok(Held::claimed(c)));
+            }
+            if chan.rendezvous
+                && let Some(v) = chan.take_from_selection()
+            {
+                return Some(Ok(Held::Owned(v)));
+            }
+            if chan.senders_gone() {
+                return Some(chan.claim().map(Held::claimed).ok_or(RecvError));
+            }
+            None
         });
-        let (claim, shared) = claimed.unwrap_or(Err(RecvError))?;
-        Ok(RecvGuard {
-            rx: self,
-            claim: Some(claim),
-            shared,
-        })
+        let held = claimed.unwrap_or(Err(RecvError))?;
+        Ok(RecvGuard::new(self, held))
     }
 
     /// Borrows the next element in place if there is one now (see [`Receiver::recv_ref`]).
     pub fn try_recv_ref(&mut self) -> Result<RecvGuard<'_, T>, TryRecvError> {
         let chan = &*self.chan;
-        let claimed = match chan.claim() {
-            Some(c) => c,
-            None if chan.senders_gone() => chan.claim().ok_or(TryRecvError::Disconnected)?,
+        let held = match chan.claim() {
+            Some(c) => Held::claimed(c),
+            None if chan.rendezvous
+                && let Some(v) = chan.take_from_selection() =>
+            {
+                Held::Owned(v)
+            }
+            None if chan.senders_gone() => {
+                Held::claimed(chan.claim().ok_or(TryRecvError::Disconnected)?)
+            }
             None => return Err(TryRecvError::Empty),
         };
-        Ok(RecvGuard {
-            rx: self,
-            claim: Some(claimed.0),
-            shared: claimed.1,
-        })
+        Ok(RecvGuard::new(self, held))
     }
 
     /// A blocking iterator: yields until the channel is empty and disconnected.
@@ -535,57 +539,81 @@ impl<T> Drop for Receiver<T> {
 /// An element lent in place by [`Receiver::recv_ref`]; dropped with the guard.
 pub struct RecvGuard<'a, T> {
     rx: &'a mut Receiver<T>,
-    claim: Option<Claim<T>>,
-    shared: bool,
+    /// `None` only once taken or dropped.
+    held: Option<Held<T>>,
 }
 
-impl<T> RecvGuard<'_, T> {
+/// What a guard lends.
+enum Held<T> {
+    /// An element in its queue slot, claimed (with `claim_shared` if the flag says so).
+    Claim(Claim<T>, bool),
+    /// A rendezvous element handed over by a sleeping selection, which has no queue slot.
+    Owned(T),
+}
+
+impl<T> Held<T> {
+    /// A claim as `Chan::claim` returns it.
+    fn claimed((claim, shared): (Claim<T>, bool)) -> Self {
+        Held::Claim(claim, shared)
+    }
+}
+
+impl<'a, T> RecvGuard<'a, T> {
+    fn new(rx: &'a mut Receiver<T>, held: Held<T>) -> Self {
+        Self {
+            rx,
+            held: Some(held),
+        }
+    }
+
     /// Moves the element out instead of dropping it in place.
     pub fn take(mut self) -> T {
-        let claim = self
-            .claim
-            .take()
-            .expect("a guard holds its claim until dropped");
-        // SAFETY: the claim's value is written and ours; moved out once, and `claim` is gone
-        // so `drop` will not drop it again.
-        let value = unsafe { claim.value_ptr().read() };
-        self.rx.chan.finish(claim, self.shared);
-        value
+        match self.held.take() {
+            Some(Held::Claim(claim, shared)) => {
+                // SAFETY: the claim's value is written and ours; moved out once, and `held`
+                // is gone so `drop` will not drop it again.
+                let value = unsafe { claim.value_ptr().read() };
+                self.rx.chan.finish(claim, shared);
+                value
+            }
+            Some(Held::Owned(value)) => value,
+            None => unreachable!("a guard holds its element until dropped"),
+        }
     }
 }
 
 impl<T> core::ops::Deref for RecvGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
-        let claim = self
-            .claim
-            .as_ref()
-            .expect("a guard holds its claim until dropped");
-        // SAFETY: the value is written (the claim saw its stamp) and stays in place, unaliased,
-        // until the guard releases it.
-        unsafe { &*claim.value_ptr() }
+        match &self.held {
+            // SAFETY: the value is written (the claim saw its stamp) and stays in place,
+            // unaliased, until the guard releases it.
+            Some(Held::Claim(claim, _)) => unsafe { &*claim.value_ptr() },
+            Some(Held::Owned(value)) => value,
+            None => unreachable!("a guard holds its element until dropped"),
+        }
     }
 }
 
 impl<T> core::ops::DerefMut for RecvGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
-        let claim = self
-            .claim
-            .as_ref()
-            .expect("a guard holds its claim until dropped");
-        // SAFETY: as in `deref`; `&mut self` makes the borrow unique.
-        unsafe { &mut *claim.value_ptr() }
+        match &mut self.held {
+            // SAFETY: as in `deref`; `&mut self` makes the borrow unique.
+            Some(Held::Claim(claim, _)) => unsafe { &mut *claim.value_ptr() },
+            Some(Held::Owned(value)) => value,
+            None => unreachable!("a guard holds its element until dropped"),
+        }
     }
 }
 
 impl<T> Drop for RecvGuard<'_, T> {
     fn drop(&mut self) {
-        if let Some(claim) = self.claim.take() {
+        if let Some(Held::Claim(claim, shared)) = self.held.take() {
             // The value is moved out and the claim finished before its drop runs user code,
             // which may panic (the next receive must not see the value again).
             // SAFETY: the value is written and ours; moved out exactly once, here.
             let value = unsafe { claim.value_ptr().read() };
-            self.rx.chan.finish(claim, self.shared);
+            self.rx.chan.finish(claim, shared);
             drop(value);
         }
     }

@@ -9,6 +9,7 @@
 
 mod futures;
 mod handles;
+mod handoff;
 mod timer;
 mod topology;
 
@@ -24,6 +25,8 @@ pub use futures::{RecvFut, SendFut};
 #[cfg(feature = "futures")]
 pub use futures::{RecvStream, SendSink};
 pub use handles::{IntoIter, Iter, Receiver, RecvGuard, Sender, TryIter};
+use handoff::Registry;
+pub(crate) use handoff::{Context, Handoff, Side, Slot};
 use std::time::Instant;
 use timer::Timer;
 pub use timer::{after, at, never, tick};
@@ -136,8 +139,14 @@ pub(crate) struct Chan<T> {
     /// Elements the queue may hold (`Some(1)` for rendezvous); `None`: unbounded.
     cap: Option<usize>,
     rendezvous: bool,
-    /// Receivers blocked in a receive (maintained for rendezvous channels only).
+    /// Receivers blocked in a receive (maintained for rendezvous channels only; sleeping
+    /// selections are in `selecting` instead).
     blocked_receivers: AtomicUsize,
+    /// Blocked receivers taking an element right now (see `Chan::blocked_receive`).
+    claiming: AtomicUsize,
+    /// The sleeping selections of a rendezvous channel, committed one operation at a time
+    /// (`handoff.rs`).
+    selecting: Registry<T>,
     wait: Wait,
     /// Rounds a [`Wait::SpinThenPark`] waiter spins and yields before it sleeps, adapted to
     /// how waits end (see [`Chan::adapt_budget`]); at most the strategy's `spins`.
@@ -181,6 +190,8 @@ impl<T> Chan<T> {
             cap: cap.map(|c| c.max(1)),
             rendezvous: cap == Some(0),
             blocked_receivers: AtomicUsize::new(0),
+            claiming: AtomicUsize::new(0),
+            selecting: Registry::new(),
             wait,
             spin_budget: AtomicU32::new(match wait {
                 Wait::SpinThenPark { spins } => spins,
@@ -376,11 +387,18 @@ impl<T> Chan<T> {
         deadline: Option<Instant>,
     ) -> Result<(), SendTimeoutError<T>> {
         loop {
+            if self.rendezvous {
+                // A sleeping selection's receive takes the element at once.
+                match self.selecting.give(value) {
+                    Ok(()) => return Ok(()),
+                    Err(v) => value = v,
+                }
+            }
             match self.try_push(value) {
                 Ok(index) => {
                     self.wake_receivers();
                     if self.rendezvous {
-                        return self.await_taken(index, deadline, false, 0);
+                        return self.await_taken(index, deadline, false);
                     }
                     return Ok(());
                 }
@@ -392,7 +410,8 @@ impl<T> Chan<T> {
             let ready = self.block(&self.send_ec, deadline, || {
                 (self.receivers_gone()
                     || self.queue.closed_for_producers()
-                    || self.queue.len() < self.cap.unwrap_or(usize::MAX))
+                    || self.queue.len() < self.cap.unwrap_or(usize::MAX)
+                    || (self.rendezvous && self.selecting.any(Side::Receivers)))
                 .then_some(())
             });
             if ready.is_none() {
@@ -424,21 +443,20 @@ impl<T> Chan<T> {
     /// is blocked in a receive; it then takes the element back with a claim of its own, and
     /// exactly one of that claim and a receiver's succeeds. A receiver blocked at the deadline
     /// is waited for (it will take the element or leave), as crossbeam's zero-capacity
-    /// channel hands an element to a waiting receiver. `own` blocked receivers are the
-    /// caller's own (a selection's receives on this channel) and are not waited for.
+    /// channel hands an element to a waiting receiver. (Sleeping selections are not counted:
+    /// they see the element, or a send commits them directly, see `handoff.rs`.)
     fn await_taken(
         &self,
         index: usize,
         deadline: Option<Instant>,
         now: bool,
-        own: usize,
     ) -> Result<(), SendTimeoutError<T>> {
         let check = |late: bool| {
             if self.queue.head_index() > index {
                 Some(Handover::Taken)
             } else if self.counts.receivers.load(Ordering::Acquire) == 0 {
                 Some(Handover::Disconnected)
-            } else if late && self.blocked_receivers.load(Ordering::SeqCst) <= own {
+            } else if late && !self.receiver_may_take() {
                 Some(Handover::NoReceiver)
             } else {
                 None
@@ -475,25 +493,81 @@ impl<T> Chan<T> {
         })
     }
 
-    /// Runs a blocking receive `f`, counted (for a rendezvous channel) among the receivers a
-    /// `try_send` may hand an element to; a receiver leaving wakes rendezvous senders that
-    /// wait for it to take their element or leave.
-    fn blocked_receive<R>(&self, f: impl FnOnce() -> R) -> R {
+    /// A blocking receive: calls `attempt` until it yields, waiting as [`Chan::block`] does
+    /// (`None` when `deadline` passes first). On a rendezvous channel the receiver is counted,
+    /// meanwhile, among the blocked receivers a `try_send` may hand an element to, and a
+    /// receiver leaving wakes the rendezvous senders that wait for it to take their element or
+    /// leave.
+    ///
+    /// A counted receiver that sees something to take moves from the blocked count to the
+    /// `claiming` count before it attempts (and back if the attempt fails): so once a sender
+    /// sees its element taken, the receiver that took it is no longer counted blocked (a
+    /// selection that reads the count next does not choose a send for a receiver that is
+    /// leaving), while a sender deciding whether a receiver may still take its element counts
+    /// both.
+    fn blocked_receive<R>(
+        &self,
+        deadline: Option<Instant>,
+        mut attempt: impl FnMut() -> Option<R>,
+    ) -> Option<R> {
         if !self.rendezvous {
-            return f();
+            return self.block(&self.recv_ec, deadline, attempt);
         }
-        struct Leave<'a, T>(&'a Chan<T>);
-        impl<T> Drop for Leave<'_, T> {
-            fn drop(&mut self) {
-                self.0.blocked_receivers.fetch_sub(1, Ordering::SeqCst);
+        /// Whether the receiver is counted blocked; uncounts it however the receive ends.
+        struct Counted<'a, T>(&'a Chan<T>, core::cell::Cell<bool>);
+        impl<T> Counted<'_, T> {
+            fn set(&self, counted: bool) {
+                if counted {
+                    self.0.blocked_receivers.fetch_add(1, Ordering::SeqCst);
+                } else {
+                    self.0.blocked_receivers.fetch_sub(1, Ordering::SeqCst);
+                }
+                self.1.set(counted);
+                // Selecting senders may wait until a receiver blocks; rendezvous senders
+                // wait for theirs to take their element or leave.
                 self.0.send_ec.notify();
             }
         }
-        self.blocked_receivers.fetch_add(1, Ordering::SeqCst);
-        let _leave = Leave(self);
-        // A selecting sender may be asleep until some receiver blocks.
-        self.send_ec.notify();
-        f()
+        impl<T> Drop for Counted<'_, T> {
+            fn drop(&mut self) {
+                if self.1.get() {
+                    self.set(false);
+                }
+            }
+        }
+        let counted = Counted(self, core::cell::Cell::new(false));
+        counted.set(true);
+        self.block(&self.recv_ec, deadline, || {
+            if self.queue.len() == 0 && !self.selecting.any(Side::Senders) && !self.senders_gone() {
+                return None;
+            }
+            self.claiming.fetch_add(1, Ordering::SeqCst);
+            counted.set(false);
+            let got = attempt();
+            if got.is_none() {
+                counted.set(true);
+            }
+            self.claiming.fetch_sub(1, Ordering::SeqCst);
+            got
+        })
+    }
+
+    /// Whether a receiver counted blocked may still take a pushed rendezvous element (one is
+    /// blocked, or one is taking).
+    fn receiver_may_take(&self) -> bool {
+        // SeqCst, in this order: a receiver adds itself to `claiming` before it leaves the
+        // blocked count, so a reader that misses it in the count sees it claiming (or its
+        // claim done).
+        self.blocked_receivers.load(Ordering::SeqCst) > 0
+            || self.claiming.load(Ordering::SeqCst) > 0
+    }
+
+    /// A rendezvous receive that found no element: takes a sleeping selection's send, if
+    /// one waits (out of line: the common receive never gets here).
+    #[cold]
+    #[inline(never)]
+    fn take_from_selection(&self) -> Option<T> {
+        self.selecting.take()
     }
 
     /// Elements in the channel now, at most its capacity (a rendezvous channel holds none:
@@ -535,19 +609,39 @@ impl<T> Receiver<T> {
         }
     }
 
-    /// Whether a receive would not block now: an element is there, the channel is over, or
-    /// a timer delivery is due.
-    pub(crate) fn recv_ready(&self) -> bool {
+    /// Whether a receive would not block now: an element is there, the channel is over, a
+    /// timer delivery is due, or (rendezvous) a sleeping selection other than `cx` sends.
+    pub(crate) fn recv_ready(&self, cx: Option<&Context>) -> bool {
         let chan = &*self.chan;
         chan.queue.len() > 0
             || chan.senders_gone()
             || chan.timer_due().is_some_and(|d| d <= Instant::now())
+            || (chan.rendezvous && chan.selecting.any_besides(Side::Senders, cx))
     }
 
-    /// A selecting receiver goes to sleep: on a rendezvous channel it counts among the
-    /// blocked receivers a `try_send` may hand an element to (and wakes selecting senders that
-    /// wait for one). Returns whether it counted itself; if so, [`Receiver::leave_blocked`]
-    /// must follow.
+    /// Whether this is a rendezvous channel's receiver (whose selections register).
+    pub(crate) fn is_rendezvous(&self) -> bool {
+        self.chan.rendezvous
+    }
+
+    /// Enters a receive of the sleeping selection `cx` (operation `op`) with `slot`, and wakes
+    /// the senders that may commit it.
+    pub(crate) fn register_selection(&self, cx: &Arc<Context>, op: usize, slot: Arc<Slot<T>>) {
+        let chan = &*self.chan;
+        chan.selecting.register(Side::Receivers, cx, op, slot);
+        if chan.wait != Wait::Spin {
+            chan.send_ec.notify();
+        }
+    }
+
+    /// Withdraws the receives of the selection `cx`.
+    pub(crate) fn unregister_selection(&self, cx: &Context) {
+        self.chan.selecting.unregister(Side::Receivers, cx);
+    }
+
+    /// An awaiting receive goes to sleep: on a rendezvous channel it counts among the
+    /// blocked receivers a `try_send` may hand an element to (and wakes senders that wait for
+    /// one). Returns whether it counted itself; if so, [`Receiver::leave_blocked`] must follow.
     pub(crate) fn enter_blocked(&self) -> bool {
         let chan = &*self.chan;
         if !chan.rendezvous {
@@ -582,17 +676,52 @@ impl<T> Sender<T> {
     }
 
     /// Whether a send would not block now: there is room (for a rendezvous channel, a
-    /// receiver other than the caller's `own` is blocked in a receive), or every receiver is
-    /// gone.
-    pub(crate) fn send_ready(&self, own: usize) -> bool {
+    /// receiver is blocked in a receive, or a sleeping selection other than `cx` receives), or
+    /// every receiver is gone.
+    pub(crate) fn send_ready(&self, cx: Option<&Context>) -> bool {
         let chan = &*self.chan;
         chan.receivers_gone()
             || chan.queue.closed_for_producers()
             || if chan.rendezvous {
-                chan.blocked_receivers.load(Ordering::SeqCst) > own
+                chan.blocked_receivers.load(Ordering::SeqCst) > 0
+                    || chan.selecting.any_besides(Side::Receivers, cx)
             } else {
                 chan.queue.len() < chan.cap.unwrap_or(usize::MAX)
             }
+    }
+
+    /// Whether every receiver is gone (or the last one is going): a send fails now.
+    pub(crate) fn disconnected(&self) -> bool {
+        self.chan.receivers_gone() || self.chan.queue.closed_for_producers()
+    }
+
+    /// Whether a receiver is blocked in a receive (a rendezvous channel's, not counting
+    /// sleeping selections).
+    pub(crate) fn receiver_blocked(&self) -> bool {
+        self.chan.blocked_receivers.load(Ordering::SeqCst) > 0
+    }
+
+    /// Whether this is a rendezvous channel's sender (whose selections register).
+    pub(crate) fn is_rendezvous(&self) -> bool {
+        self.chan.rendezvous
+    }
+
+    /// Commits a sleeping selection's receive, whose message the caller gives later.
+    pub(crate) fn reserve_selection(&self) -> Option<Handoff<T>> {
+        self.chan.selecting.reserve()
+    }
+
+    /// Enters a send of the sleeping selection `cx` (operation `op`) with `slot` (holding
+    /// its message, or to be filled once chosen), and wakes the receivers that may commit it.
+    pub(crate) fn register_selection(&self, cx: &Arc<Context>, op: usize, slot: Arc<Slot<T>>) {
+        let chan = &*self.chan;
+        chan.selecting.register(Side::Senders, cx, op, slot);
+        chan.wake_receivers();
+    }
+
+    /// Withdraws the sends of the selection `cx`.
+    pub(crate) fn unregister_selection(&self, cx: &Context) {
+        self.chan.selecting.unregister(Side::Senders, cx);
     }
 }
 

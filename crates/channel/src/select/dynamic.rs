@@ -105,7 +105,11 @@ impl<'a> Select<'a> {
     /// [`SelectedOperation::send`] once the operation is chosen.
     pub fn send<T>(&mut self, s: &'a Sender<T>) -> usize {
         self.ops.push(Entry {
-            op: Box::new(SendReady { s, own: 0 }),
+            op: Box::new(SendReady {
+                s,
+                slot: None,
+                handoff: None,
+            }),
             channel: s.channel_id(),
             is_recv: false,
         });
@@ -245,15 +249,39 @@ impl SelectedOperation<'_, '_> {
     }
 
     /// Sends `value` on the chosen send's channel. It was ready when chosen; if other senders
-    /// took the room since, this waits for room (see the module documentation).
+    /// took the room since, this waits for room (see the module documentation). On a
+    /// rendezvous channel whose receive was committed to this send during the selection, the
+    /// value goes to that receive, which waits for it: complete the operation promptly.
     ///
     /// # Panics
     /// If `s` is not a sender of the chosen operation's channel.
     pub fn send<T>(self, s: &Sender<T>, value: T) -> Result<(), SendError<T>> {
-        let entry = &self.sel.ops[self.index];
+        let entry = &mut self.sel.ops[self.index];
         if entry.is_recv || !core::ptr::eq(entry.channel, s.channel_id()) {
             panic!("passed a sender that wasn't selected");
         }
-        s.send(value)
+        let handoff = entry.op.handoff().cast::<Option<Handoff<T>>>();
+        // The entry was added by `Select::send` with a sender of this very channel (same
+        // shared state, kept alive by that sender, so its element type is this `T`); its
+        // operation is a `SendReady<'_, T>`, whose `handoff` points to its
+        // `Option<Handoff<T>>`, derived from the `&mut` we hold.
+        // SAFETY: so `handoff` is a valid, aligned pointer to that field, and this is its only access.
+        let handoff = unsafe { &mut *handoff }.take();
+        match handoff {
+            Some(handoff) => {
+                handoff.complete(value);
+                Ok(())
+            }
+            None => s.send(value),
+        }
+    }
+}
+
+impl Drop for SelectedOperation<'_, '_> {
+    /// A chosen send not completed releases the rendezvous receive committed to it (that
+    /// receive goes on waiting for another sender). A chosen receive keeps its element in the
+    /// `Select` (see [`Select`]).
+    fn drop(&mut self) {
+        self.sel.ops[self.index].op.forfeit();
     }
 }

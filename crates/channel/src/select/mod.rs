@@ -3,32 +3,38 @@
 //! (<https://docs.rs/crossbeam-channel/0.5/crossbeam_channel/struct.Select.html>) so that code
 //! using them ports by changing the path.
 //!
-//! **Algorithm.** Each operation is attempted in turn, starting at a random one so that no
-//! ready operation is starved (fairness when several are ready). A receive is attempted with
-//! `try_recv`, so the element is taken during the selection and the operation is complete once
-//! chosen; a send of the macro is chosen when it can proceed, then given its message by the
-//! expansion (in the caller's code, with no registration held) and attempted with `try_send`
-//! (a selection with a rendezvous send has every message before it starts: see
-//! [`select!`](crate::select!)). When none succeeds, the selector
-//! spins and yields a little as a blocked receive does, then sleeps: it registers one signal
-//! with the eventcount of every operation's channel end (see `eventcount.rs`: counted as a
-//! waiter, so a notifier that would skip the wake-up for want of sleepers does not), issues one
-//! heavy fence (the other half of the Dekker pair each notifier's light fence makes), attempts
-//! every operation once more, and only then parks until a notifier, a timer delivery or the
-//! deadline wakes it. Registrations are withdrawn before any attempt that could return, so none
-//! outlives the select. Channels with [`Wait::Spin`](crate::Wait::Spin) are never notified;
-//! a select that includes one polls (yielding between rounds) instead of sleeping.
+//! **Algorithm.** Each operation is attempted in turn, in a random order (a uniformly random
+//! permutation, so that each of several ready operations is chosen with equal chance). A
+//! receive is attempted with `try_recv`, so the element is taken during the selection and the
+//! operation is complete once chosen; a send of the macro is chosen when it can proceed, then
+//! given its message by the expansion (in the caller's code, with no registration held) and
+//! attempted with `try_send` (a selection with a rendezvous send has every message before it
+//! starts: see [`select!`](crate::select!)). When none succeeds, the selector spins and yields
+//! a little as a blocked receive does, then sleeps: it registers one signal with the
+//! eventcount of every operation's channel end (see `eventcount.rs`: counted as a waiter, so a
+//! notifier that would skip the wake-up for want of sleepers does not), issues one heavy fence
+//! (the other half of the Dekker pair each notifier's light fence makes), looks once more
+//! whether an operation is ready, and only then parks until a notifier, a timer delivery, a
+//! committing thread (below) or the deadline wakes it. Registrations are withdrawn before any
+//! attempt that could return, so none outlives the select. Channels with
+//! [`Wait::Spin`](crate::Wait::Spin) are never notified; a select that includes one polls
+//! (yielding between rounds) instead of sleeping.
 //!
 //! The handles' discipline (single or shared) may change while a select waits, when another
 //! thread clones or drops a handle: the eventcounts do not depend on the discipline, and each
 //! attempt runs the ordinary `try_recv`/`try_send`, which reads the handle count afresh.
 //!
-//! A rendezvous channel's receive counts, while the selector sleeps, among the blocked
-//! receivers a `try_send` may hand its element to (the sender then waits for the selector to
-//! take it or leave, as with a receiver blocked in `recv`); entering wakes selecting senders.
-//! A send of the same selection on the same channel does not count its own selection's
-//! receives. A rendezvous send in a selection is offered to blocked receivers only (as
-//! `try_send` is), except when it is the selection's only operation: a selection of one
+//! **Rendezvous channels: commitment.** A rendezvous send completes only by meeting a receive
+//! and the other way round, so a sleeping selection cannot wait for its partner to come and
+//! then decide: the partner must be able to complete the selection's operation itself, and
+//! the selection must then complete no other. So the sleeping selection also enters each
+//! rendezvous operation in its channel's registry under one context (`chan/handoff.rs`, after
+//! crossbeam-channel's `Context` and Go's `select`). Another thread's send, `try_send`,
+//! receive or `try_recv` (and an awaiting task's, and another selection's attempt) commits
+//! it with one CAS of that context and hands over the message through the entry's slot; one
+//! commitment succeeds per sleep. A selection that wakes withdraws its context with a CAS
+//! first, and if that fails completes the operation it was committed to. Its own entries are
+//! never its partner: a send does not meet its own selection's receive. A selection of one
 //! operation runs that operation's blocking form (`recv`, `send`, or their deadline forms).
 //!
 //! Without time to wait (`default`, `try_select`, a deadline already passed), the operations
@@ -37,26 +43,26 @@
 //! answer is then linearisable, as crossbeam-channel's is.
 //!
 //! **Guarantees.** An operation is chosen only if it completed (receive, and the macro's
-//! send) or was ready when observed (a send of the dynamic [`Select`], and [`Select::ready`]):
-//! with several senders on a bounded channel, a send chosen by [`Select::select`] may find the
-//! room taken by the time [`SelectedOperation::send`] runs, and then waits for room (the
-//! element is never lost). No lost wake-ups; spurious ones are absorbed by the loop.
+//! send), or, for a send of the dynamic [`Select`], was ready when observed or committed (a
+//! rendezvous receive waits for its value), and for [`Select::ready`], was ready when
+//! observed. With several senders on a bounded channel, a send chosen by [`Select::select`]
+//! may find the room taken by the time [`SelectedOperation::send`] runs, and then waits for
+//! room (the element is never lost). No lost wake-ups; spurious ones are absorbed by the loop.
 //!
-//! **Not as crossbeam.** Crossbeam pairs a selecting sender and a selecting receiver of a
-//! rendezvous channel through a handshake that commits both selections at once. Here a
-//! rendezvous send of a selection with other operations is offered only to receivers blocked
-//! at that moment, so a `try_recv` does not see it; and two dynamic [`Select`]s that each hold
-//! a send and a receive on one rendezvous channel, with no third party, can both choose their
-//! send and then wait for each other. Use [`select!`](crate::select!) (whose sends complete
-//! during the selection) for such symmetric exchanges.
+//! **Not as crossbeam.** A rendezvous send of the dynamic [`Select`] is also chosen, when no
+//! selection is there to commit, for a thread blocked in `recv` (or an awaiting task), and
+//! [`SelectedOperation::send`] then sends as [`Sender::send`] does: if that receiver was a
+//! `recv_timeout` whose time ran out meanwhile (or a task whose future was dropped), the send
+//! waits for the next receiver. Crossbeam's blocked receivers are all committable entries.
 
-use crate::chan::{Receiver, Sender, Waiting, earliest};
+use crate::chan::{Context, Handoff, Receiver, Sender, Slot, Waiting, earliest};
 use crate::error::{
     ReadyTimeoutError, RecvError, RecvTimeoutError, SelectTimeoutError, SendError,
     SendTimeoutError, TryReadyError, TryRecvError, TrySelectError, TrySendError,
 };
 use crate::eventcount::Signal;
 use crate::fence;
+use crate::sync::Arc;
 use crate::sync::{spin_loop, yield_now};
 use core::fmt;
 use core::ops::DerefMut;
@@ -75,34 +81,41 @@ const UNORDERED_NAP: Duration = Duration::from_millis(1);
 #[doc(hidden)]
 pub trait Operation {
     /// Completes the operation if it can without blocking (a receive takes its element, the
-    /// macro's send sends), or, for a send of [`Select`], reports that it is ready. Returns
-    /// `true` once the operation is chosen.
+    /// macro's send sends), or, for a send of [`Select`], reports that it is ready (or commits
+    /// a sleeping selection's receive to it). Returns `true` once the operation is chosen.
     fn attempt(&mut self) -> bool;
-    /// Whether the operation would not block now (for [`Select::ready`]).
-    fn is_ready(&self) -> bool;
+    /// Whether the operation would not block now (for [`Select::ready`], and for a sleeping
+    /// selection's re-check), not counting the entries of the sleeping selection `cx`.
+    fn is_ready(&self, cx: Option<&Context>) -> bool;
     /// How to wait for the operation; `None` for one that can never complete.
     fn waiting(&self) -> Option<Waiting<'_>>;
-    /// The selector goes to sleep (rendezvous receivers count themselves blocked); returns
-    /// whether [`Operation::leave`] must follow.
-    fn enter(&self) -> bool {
+    /// The selection goes to sleep with context `cx`, this being its operation `index`: an
+    /// operation on a rendezvous channel enters that channel's registry, where another
+    /// thread's operation may commit it (see `chan/handoff.rs`).
+    fn register(&mut self, _cx: &Arc<Context>, _index: usize) {}
+    /// Withdraws what [`Operation::register`] entered; `chosen` when `cx` names this
+    /// operation (then what it needs for [`Operation::accept`] is kept).
+    fn unregister(&mut self, _cx: &Context, _chosen: bool) {}
+    /// Completes the operation another thread committed while the selection slept: `true`
+    /// once done, `false` if that thread abandoned it (the selection goes on).
+    fn accept(&mut self) -> bool {
         false
     }
-    /// Undoes [`Operation::enter`].
-    fn leave(&self) {}
     /// For a receive: a pointer to its outcome, an `Option<Result<T, RecvError>>` of its
     /// receiver's `T`; null otherwise.
     fn outcome(&mut self) -> *mut () {
         core::ptr::null_mut()
     }
+    /// For a send of [`Select`]: a pointer to its `Option<Handoff<T>>` (the committed
+    /// receive its message goes to); null otherwise.
+    fn handoff(&mut self) -> *mut () {
+        core::ptr::null_mut()
+    }
+    /// The chosen operation's [`SelectedOperation`] is dropped without completing it: a
+    /// committed receive waiting for its message is released.
+    fn forfeit(&mut self) {}
     /// The operation's channel (the same for every handle of it; null for none).
     fn channel(&self) -> *const ();
-    /// Whether it is a send.
-    fn is_send(&self) -> bool {
-        false
-    }
-    /// For a send: how many receives of the same selection count themselves blocked on its
-    /// channel (a rendezvous send must not wait for its own selection to take its element).
-    fn set_own_receivers(&mut self, _n: usize) {}
     /// The only operation of a selection, waited for as its blocking form waits (a
     /// rendezvous send then offers its element to any receiver, `try_recv` included): `true`
     /// once it completed, `false` once `deadline` passed; `None` if it has no blocking form.
@@ -128,12 +141,19 @@ pub trait Operation {
 pub struct RecvCase<'a, T> {
     r: &'a Receiver<T>,
     got: Option<Result<T, RecvError>>,
+    /// While the selection sleeps on a rendezvous channel: where a committed send puts its
+    /// message.
+    slot: Option<Arc<Slot<T>>>,
 }
 
 impl<'a, T> RecvCase<'a, T> {
     /// A receive on `r`.
     pub fn new(r: &'a Receiver<T>) -> Self {
-        Self { r, got: None }
+        Self {
+            r,
+            got: None,
+            slot: None,
+        }
     }
 
     /// The outcome of the chosen receive.
@@ -159,20 +179,36 @@ impl<T> Operation for RecvCase<'_, T> {
         self.got.is_some()
     }
 
-    fn is_ready(&self) -> bool {
-        self.got.is_some() || self.r.recv_ready()
+    fn is_ready(&self, cx: Option<&Context>) -> bool {
+        self.got.is_some() || self.r.recv_ready(cx)
     }
 
     fn waiting(&self) -> Option<Waiting<'_>> {
         Some(self.r.recv_waiting())
     }
 
-    fn enter(&self) -> bool {
-        self.r.enter_blocked()
+    fn register(&mut self, cx: &Arc<Context>, index: usize) {
+        if self.got.is_none() && self.r.is_rendezvous() {
+            let slot = Slot::empty();
+            self.r.register_selection(cx, index, slot.clone());
+            self.slot = Some(slot);
+        }
     }
 
-    fn leave(&self) {
-        self.r.leave_blocked();
+    fn unregister(&mut self, cx: &Context, chosen: bool) {
+        if self.slot.is_some() {
+            self.r.unregister_selection(cx);
+            if !chosen {
+                self.slot = None;
+            }
+        }
+    }
+
+    fn accept(&mut self) -> bool {
+        // The committing sender fills the slot right after its CAS.
+        let got = self.slot.take().and_then(|slot| slot.wait());
+        self.got = got.map(Ok);
+        self.got.is_some()
     }
 
     fn outcome(&mut self) -> *mut () {
@@ -212,8 +248,9 @@ pub struct SendCase<'a, T> {
     /// another case of the selection was given its message: see [`finish`]).
     eligible: bool,
     result: Option<Result<(), SendError<T>>>,
-    /// The selection's own blocked receives on this channel (see `set_own_receivers`).
-    own: usize,
+    /// While the selection sleeps on a rendezvous channel: the slot holding the message, for
+    /// a receive that commits this send to take.
+    slot: Option<Arc<Slot<T>>>,
 }
 
 impl<'a, T> SendCase<'a, T> {
@@ -225,7 +262,7 @@ impl<'a, T> SendCase<'a, T> {
             pending: true,
             eligible: true,
             result: None,
-            own: 0,
+            slot: None,
         }
     }
 
@@ -258,12 +295,12 @@ impl<T> Operation for SendCase<'_, T> {
         if self.pending {
             // Chosen when the send could proceed now: its message is evaluated next, by the
             // expansion, and sent by `finish`.
-            return self.eligible && self.s.send_ready(self.own);
+            return self.eligible && self.s.send_ready(None);
         }
         let Some(value) = self.value.take() else {
             return false;
         };
-        match self.s.try_send_excluding(value, self.own) {
+        match self.s.try_send(value) {
             Ok(()) => self.result = Some(Ok(())),
             Err(TrySendError::Disconnected(v)) => self.result = Some(Err(SendError(v))),
             Err(TrySendError::Full(v)) => self.value = Some(v),
@@ -271,24 +308,48 @@ impl<T> Operation for SendCase<'_, T> {
         self.result.is_some()
     }
 
-    fn is_ready(&self) -> bool {
-        self.result.is_some() || ((self.eligible || !self.pending) && self.s.send_ready(self.own))
+    fn is_ready(&self, cx: Option<&Context>) -> bool {
+        self.result.is_some() || ((self.eligible || !self.pending) && self.s.send_ready(cx))
     }
 
     fn waiting(&self) -> Option<Waiting<'_>> {
         Some(self.s.send_waiting())
     }
 
+    fn register(&mut self, cx: &Arc<Context>, index: usize) {
+        // Only a send holding its message registers (every rendezvous send of the macro does:
+        // see `eager`).
+        if self.result.is_none()
+            && self.s.is_rendezvous()
+            && let Some(value) = self.value.take()
+        {
+            let slot = Slot::full(value);
+            self.s.register_selection(cx, index, slot.clone());
+            self.slot = Some(slot);
+        }
+    }
+
+    fn unregister(&mut self, cx: &Context, chosen: bool) {
+        if let Some(slot) = &self.slot {
+            self.s.unregister_selection(cx);
+            if !chosen {
+                // Nobody committed this send: the message is still in the slot.
+                self.value = slot.take_back();
+                self.slot = None;
+            }
+        }
+    }
+
+    fn accept(&mut self) -> bool {
+        // The committing receiver takes the message from the slot.
+        if self.slot.take().is_some() {
+            self.result = Some(Ok(()));
+        }
+        self.result.is_some()
+    }
+
     fn channel(&self) -> *const () {
         self.s.channel_id()
-    }
-
-    fn is_send(&self) -> bool {
-        true
-    }
-
-    fn set_own_receivers(&mut self, n: usize) {
-        self.own = n;
     }
 
     fn supplied(&self) -> bool {
@@ -325,35 +386,72 @@ impl<T> Operation for SendCase<'_, T> {
 }
 
 /// A send of [`Select`]: chosen when ready; the value comes with
-/// [`SelectedOperation::send`].
+/// [`SelectedOperation::send`]. On a rendezvous channel it is chosen when it commits a
+/// sleeping selection's receive, or when a receive commits it while it sleeps (the value then
+/// goes to that receive), or when a thread is blocked in a receive (the value is then sent as
+/// [`Sender::send`] sends it).
 struct SendReady<'a, T> {
     s: &'a Sender<T>,
-    own: usize,
+    /// While the selection sleeps on a rendezvous channel: the slot a committing receive
+    /// waits on.
+    slot: Option<Arc<Slot<T>>>,
+    /// Once chosen by a commitment: the receive the value goes to.
+    handoff: Option<Handoff<T>>,
 }
 
 impl<T> Operation for SendReady<'_, T> {
     fn attempt(&mut self) -> bool {
-        self.s.send_ready(self.own)
+        if self.handoff.is_some() {
+            return true;
+        }
+        if self.s.is_rendezvous() {
+            self.handoff = self.s.reserve_selection();
+            return self.handoff.is_some() || self.s.receiver_blocked() || self.s.disconnected();
+        }
+        self.s.send_ready(None)
     }
 
-    fn is_ready(&self) -> bool {
-        self.s.send_ready(self.own)
+    fn is_ready(&self, cx: Option<&Context>) -> bool {
+        self.handoff.is_some() || self.s.send_ready(cx)
     }
 
     fn waiting(&self) -> Option<Waiting<'_>> {
         Some(self.s.send_waiting())
     }
 
+    fn register(&mut self, cx: &Arc<Context>, index: usize) {
+        if self.handoff.is_none() && self.s.is_rendezvous() {
+            let slot = Slot::empty();
+            self.s.register_selection(cx, index, slot.clone());
+            self.slot = Some(slot);
+        }
+    }
+
+    fn unregister(&mut self, cx: &Context, chosen: bool) {
+        if let Some(slot) = self.slot.take() {
+            self.s.unregister_selection(cx);
+            if chosen {
+                // A receive committed this send and waits on the slot.
+                self.handoff = Some(Handoff::to_waiting(slot));
+            }
+        }
+    }
+
+    fn accept(&mut self) -> bool {
+        self.handoff.is_some()
+    }
+
+    fn handoff(&mut self) -> *mut () {
+        (&raw mut self.handoff).cast()
+    }
+
+    fn forfeit(&mut self) {
+        // Dropping the handoff releases the receive waiting for the value.
+        self.handoff = None;
+    }
+
     fn channel(&self) -> *const () {
         self.s.channel_id()
-    }
-
-    fn is_send(&self) -> bool {
-        true
-    }
-
-    fn set_own_receivers(&mut self, n: usize) {
-        self.own = n;
     }
 }
 
@@ -365,7 +463,7 @@ impl Operation for Removed {
         false
     }
 
-    fn is_ready(&self) -> bool {
+    fn is_ready(&self, _cx: Option<&Context>) -> bool {
         false
     }
 
@@ -400,8 +498,8 @@ impl Mode {
     }
 }
 
-/// A random starting point in `0..n`, so that no ready operation is always passed over.
-fn start(n: usize) -> usize {
+/// A random number in `0..n` (xorshift32 per thread; 0 under loom).
+fn random_below(n: usize) -> usize {
     #[cfg(not(loom))]
     {
         use core::cell::Cell;
@@ -425,11 +523,53 @@ fn start(n: usize) -> usize {
             ((u64::from(x) * n as u64) >> 32) as usize
         })
     }
-    // Loom explores schedules, not random choices: a fixed start keeps models deterministic.
+    // Loom explores schedules, not random choices: a fixed order keeps models deterministic.
     #[cfg(loom)]
     {
         let _ = n;
         0
+    }
+}
+
+/// The order in which a selection tries (and registers) its operations: a uniformly random
+/// permutation (Fisher–Yates), so that each of several ready operations is chosen with equal
+/// chance (a random starting point alone favours the operation after a run of unready ones),
+/// or their own order when biased. Up to 32 operations are ordered without allocating.
+enum Order {
+    Small([u8; 32]),
+    Large(Vec<usize>),
+}
+
+impl Order {
+    fn new(n: usize, biased: bool) -> Self {
+        let mut order = if n <= 32 {
+            let mut a = [0u8; 32];
+            for (i, x) in a.iter_mut().enumerate() {
+                *x = i as u8;
+            }
+            Order::Small(a)
+        } else {
+            Order::Large((0..n).collect())
+        };
+        if !biased {
+            for i in (1..n).rev() {
+                let j = random_below(i + 1);
+                match &mut order {
+                    Order::Small(a) => a.swap(i, j),
+                    Order::Large(v) => v.swap(i, j),
+                }
+            }
+        }
+        order
+    }
+
+    /// The `k`th operation to try.
+    #[inline]
+    fn get(&self, k: usize) -> usize {
+        match self {
+            Order::Small(a) => usize::from(a[k]),
+            Order::Large(v) => v[k],
+        }
     }
 }
 
@@ -443,11 +583,11 @@ where
     O::Target: Operation,
 {
     let n = ops.len();
-    let first = if biased { 0 } else { start(n) };
+    let order = Order::new(n, biased);
     let mut check = |ops: &mut [O]| {
-        (0..n).map(|k| (first + k) % n).find(|&i| {
+        (0..n).map(|k| order.get(k)).find(|&i| {
             if ready_only {
-                ops[i].is_ready()
+                ops[i].is_ready(None)
             } else {
                 ops[i].attempt()
             }
@@ -490,22 +630,12 @@ where
             return Some(i);
         }
     }
+    // Some end that is never notified (a `Wait::Spin` channel) makes the selection poll
+    // instead of sleeping.
     let polls = ops
         .iter()
         .any(|op| op.waiting().is_some_and(|w| !w.notified));
-    if polls {
-        // Some end is never notified: poll.
-        loop {
-            if passed(deadline) {
-                return check(ops);
-            }
-            yield_now();
-            if let Some(i) = check(ops) {
-                return Some(i);
-            }
-        }
-    }
-    sleep(ops, deadline, &mut check)
+    sleep(ops, deadline, ready_only, &order, polls, &mut check)
 }
 
 /// Whether a selection of the macro evaluates every send's message before it starts: when one
@@ -555,12 +685,18 @@ where
     run(ops, mode, false, biased)
 }
 
-/// The sleeping part of [`run`]: registers with every eventcount, re-checks, parks; until an
-/// operation is chosen or the deadline passes.
+/// The sleeping part of [`run`]: registers with every eventcount, and (unless it only asks
+/// what is ready) enters its rendezvous operations in their channels' registries under one
+/// context; re-checks, parks (or, with `polls`, yields once); then withdraws, completes the
+/// operation another thread committed if any, and otherwise attempts every operation. Until
+/// an operation is chosen or the deadline passes.
 #[cold]
 fn sleep<O>(
     ops: &mut [O],
     deadline: Option<Instant>,
+    ready_only: bool,
+    order: &Order,
+    polls: bool,
     check: &mut impl FnMut(&mut [O]) -> Option<usize>,
 ) -> Option<usize>
 where
@@ -568,69 +704,72 @@ where
     O::Target: Operation,
 {
     let signal = Signal::for_current_thread();
-    // Which operations counted themselves blocked (rendezvous receives), to undo at the end;
-    // sends on the same channels must not count on them.
-    let entered: Vec<bool> = ops.iter().map(|op| op.enter()).collect();
-    set_own_receivers(ops, &entered);
-    let chosen = loop {
+    let cx = Context::new(signal.clone());
+    loop {
         signal.reset();
+        // Every entry of the previous round is withdrawn: no committer can still choose it.
+        cx.reset();
         let mut due = None;
-        for op in ops.iter() {
-            if let Some(w) = op.waiting() {
-                w.ec.register(&signal);
-                due = earliest(due, w.due);
+        // Entries are committed oldest first: registering in the selection's random order
+        // keeps the choice among several operations on one channel fair. A selection that
+        // only asks what is ready commits to nothing.
+        if !ready_only {
+            for i in (0..ops.len()).map(|k| order.get(k)) {
+                ops[i].register(&cx, i);
             }
         }
-        // The selector's half of the Dekker pair with every notifier: registered before the
-        // re-check.
-        let ordered = fence::heavy();
-        let found = check(ops);
-        let wake_at = if found.is_some() {
-            None
+        // After the entries: entering one notifies the other side's eventcount, which must not
+        // wake this selection's own signal.
+        if !polls {
+            for op in ops.iter() {
+                if let Some(w) = op.waiting() {
+                    w.ec.register(&signal);
+                    due = earliest(due, w.due);
+                }
+            }
+        }
+        // Whether the re-check saw an operation ready (so the selection did not sleep).
+        let mut looked_ready = false;
+        if polls {
+            yield_now();
         } else {
-            let nap = (!ordered).then(|| Instant::now() + UNORDERED_NAP);
-            let wake_at = earliest(earliest(deadline, due), nap);
-            signal.park(wake_at);
-            wake_at
-        };
-        for op in ops.iter() {
-            if let Some(w) = op.waiting() {
+            // The selector's half of the Dekker pair with every notifier: registered before
+            // the re-check. The re-check only looks (nothing completes while other threads may
+            // commit the selection).
+            let ordered = fence::heavy();
+            looked_ready = ops.iter().any(|op| op.is_ready(Some(&cx)));
+
+            if !looked_ready {
+                let nap = (!ordered).then(|| Instant::now() + UNORDERED_NAP);
+                signal.park(earliest(earliest(deadline, due), nap));
+            }
+        }
+        // From here nothing can be committed: either this withdraws the selection, or another
+        // thread chose one operation, which is the one to complete.
+        let chosen = cx.try_abort();
+        for (i, op) in ops.iter_mut().enumerate() {
+            if !polls && let Some(w) = op.waiting() {
                 w.ec.unregister(&signal);
             }
+            if !ready_only {
+                op.unregister(&cx, chosen == Some(i));
+            }
         }
-        if found.is_some() {
-            break found;
+        if let Some(i) = chosen
+            && ops[i].accept()
+        {
+            break Some(i);
         }
         if let Some(i) = check(ops) {
             break Some(i);
         }
-        if wake_at.is_some() && deadline.is_some_and(|d| Instant::now() >= d) {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
             break None;
         }
-    };
-    for (op, entered) in ops.iter().zip(&entered) {
-        if *entered {
-            op.leave();
-        }
-    }
-    set_own_receivers(ops, &vec![false; entered.len()]);
-    chosen
-}
-
-/// Tells each send how many of the selection's receives on its channel are counted blocked
-/// (`entered`).
-fn set_own_receivers<O>(ops: &mut [O], entered: &[bool])
-where
-    O: DerefMut,
-    O::Target: Operation,
-{
-    let channels: Vec<*const ()> = ops.iter().map(|op| op.channel()).collect();
-    for (i, op) in ops.iter_mut().enumerate() {
-        if op.is_send() {
-            let own = (0..channels.len())
-                .filter(|&j| entered[j] && channels[j] == channels[i])
-                .count();
-            op.set_own_receivers(own);
+        if looked_ready {
+            // What looked ready was taken by another thread, or is half done (an element
+            // whose sender is still writing it): let that thread run before looking again.
+            yield_now();
         }
     }
 }
