@@ -562,6 +562,14 @@ impl<T> Chan<T> {
             || self.claiming.load(Ordering::SeqCst) > 0
     }
 
+    /// Whether a sleeping selection other than `cx` waits on `side` (out of line: only
+    /// rendezvous channels ask).
+    #[cold]
+    #[inline(never)]
+    fn selecting_besides(&self, side: Side, cx: Option<&Context>) -> bool {
+        self.selecting.any_besides(side, cx)
+    }
+
     /// A rendezvous receive that found no element: takes a sleeping selection's send, if
     /// one waits (out of line: the common receive never gets here).
     #[cold]
@@ -611,12 +619,13 @@ impl<T> Receiver<T> {
 
     /// Whether a receive would not block now: an element is there, the channel is over, a
     /// timer delivery is due, or (rendezvous) a sleeping selection other than `cx` sends.
+    #[inline]
     pub(crate) fn recv_ready(&self, cx: Option<&Context>) -> bool {
         let chan = &*self.chan;
         chan.queue.len() > 0
             || chan.senders_gone()
             || chan.timer_due().is_some_and(|d| d <= Instant::now())
-            || (chan.rendezvous && chan.selecting.any_besides(Side::Senders, cx))
+            || (chan.rendezvous && chan.selecting_besides(Side::Senders, cx))
     }
 
     /// Whether this is a rendezvous channel's receiver (whose selections register).
@@ -678,13 +687,14 @@ impl<T> Sender<T> {
     /// Whether a send would not block now: there is room (for a rendezvous channel, a
     /// receiver is blocked in a receive, or a sleeping selection other than `cx` receives), or
     /// every receiver is gone.
+    #[inline]
     pub(crate) fn send_ready(&self, cx: Option<&Context>) -> bool {
         let chan = &*self.chan;
         chan.receivers_gone()
             || chan.queue.closed_for_producers()
             || if chan.rendezvous {
                 chan.blocked_receivers.load(Ordering::SeqCst) > 0
-                    || chan.selecting.any_besides(Side::Receivers, cx)
+                    || chan.selecting_besides(Side::Receivers, cx)
             } else {
                 chan.queue.len() < chan.cap.unwrap_or(usize::MAX)
             }

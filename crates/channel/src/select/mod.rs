@@ -498,68 +498,76 @@ impl Mode {
     }
 }
 
-/// A random number in `0..n` (xorshift32 per thread; 0 under loom).
-fn random_below(n: usize) -> usize {
-    #[cfg(not(loom))]
-    {
-        use core::cell::Cell;
-        std::thread_local! {
-            static RNG: Cell<u32> = const { Cell::new(0) };
-        }
-        if n <= 1 {
-            return 0;
-        }
-        RNG.with(|rng| {
-            let mut x = rng.get();
-            if x == 0 {
-                // Seeded per thread from the address of its cell.
-                x = (rng as *const Cell<u32> as usize as u32) | 1;
-            }
-            // xorshift32.
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            rng.set(x);
-            ((u64::from(x) * n as u64) >> 32) as usize
-        })
+/// One random 64-bit number from this thread's state (xorshift64, seeded from the address of
+/// its cell).
+#[cfg(not(loom))]
+#[inline]
+fn random_u64() -> u64 {
+    use core::cell::Cell;
+    std::thread_local! {
+        static RNG: Cell<u64> = const { Cell::new(0) };
     }
-    // Loom explores schedules, not random choices: a fixed order keeps models deterministic.
-    #[cfg(loom)]
-    {
-        let _ = n;
-        0
-    }
+    RNG.with(|rng| {
+        let mut x = rng.get();
+        if x == 0 {
+            x = (rng as *const Cell<u64> as u64) | 1;
+        }
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        rng.set(x);
+        x
+    })
 }
 
 /// The order in which a selection tries (and registers) its operations: a uniformly random
 /// permutation (Fisher–Yates), so that each of several ready operations is chosen with equal
 /// chance (a random starting point alone favours the operation after a run of unready ones),
-/// or their own order when biased. Up to 32 operations are ordered without allocating.
+/// or their own order when biased. Up to 16 operations are ordered in one register (4 bits
+/// each), without touching memory; more in a vector.
 enum Order {
-    Small([u8; 32]),
+    Packed(u64),
     Large(Vec<usize>),
 }
 
 impl Order {
+    #[inline]
     fn new(n: usize, biased: bool) -> Self {
-        let mut order = if n <= 32 {
-            let mut a = [0u8; 32];
-            for (i, x) in a.iter_mut().enumerate() {
-                *x = i as u8;
-            }
-            Order::Small(a)
+        #[cfg_attr(loom, allow(unused_mut))]
+        let mut order = if n <= 16 {
+            Order::Packed(0xFEDC_BA98_7654_3210)
         } else {
             Order::Large((0..n).collect())
         };
-        if !biased {
+        // Loom explores schedules, not random choices: a fixed order keeps models
+        // deterministic.
+        #[cfg(not(loom))]
+        if !biased && n > 1 {
+            // One random number read as a fraction in [0, 1): each step multiplies it by the
+            // number of choices left, takes the integer part as the choice and keeps the
+            // fraction for the next (so `n` choices cost one draw and `n` multiplications;
+            // 64 bits cover the 45 that 16! needs, with a bias below 2^-19; beyond 16
+            // operations each step draws afresh).
+            let mut frac = random_u64();
             for i in (1..n).rev() {
-                let j = random_below(i + 1);
+                if n > 16 {
+                    frac = random_u64();
+                }
+                let m = u128::from(frac) * (i as u128 + 1);
+                let j = (m >> 64) as usize;
+                frac = m as u64;
                 match &mut order {
-                    Order::Small(a) => a.swap(i, j),
+                    Order::Packed(p) => {
+                        let (si, sj) = (4 * i, 4 * j);
+                        let d = ((*p >> si) ^ (*p >> sj)) & 0xF;
+                        *p ^= (d << si) | (d << sj);
+                    }
                     Order::Large(v) => v.swap(i, j),
                 }
             }
         }
+        #[cfg(loom)]
+        let _ = biased;
         order
     }
 
@@ -567,7 +575,7 @@ impl Order {
     #[inline]
     fn get(&self, k: usize) -> usize {
         match self {
-            Order::Small(a) => usize::from(a[k]),
+            Order::Packed(p) => ((p >> (4 * k)) & 0xF) as usize,
             Order::Large(v) => v[k],
         }
     }
@@ -776,6 +784,44 @@ where
 
 mod dynamic;
 mod macros;
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::Order;
+
+    /// Every order is a permutation, and each operation comes first equally often (within
+    /// six standard deviations), for sizes in the packed form and beyond it.
+    #[test]
+    fn orders_are_uniform_permutations() {
+        for n in [2usize, 3, 4, 7, 16, 20] {
+            let draws = if cfg!(miri) { 200 } else { 20_000 };
+            let mut first = vec![0u32; n];
+            for _ in 0..draws {
+                let order = Order::new(n, false);
+                let mut seen = vec![false; n];
+                for k in 0..n {
+                    let i = order.get(k);
+                    assert!(i < n && !seen[i], "not a permutation of 0..{n}");
+                    seen[i] = true;
+                }
+                first[order.get(0)] += 1;
+            }
+            if cfg!(miri) {
+                continue;
+            }
+            let p = 1.0 / n as f64;
+            let (mean, sd) = (draws as f64 * p, (draws as f64 * p * (1.0 - p)).sqrt());
+            for (i, &c) in first.iter().enumerate() {
+                assert!(
+                    (f64::from(c) - mean).abs() < 6.0 * sd,
+                    "n = {n}: operation {i} first {c} times of {draws}"
+                );
+            }
+            let biased = Order::new(n, true);
+            assert!((0..n).all(|k| biased.get(k) == k));
+        }
+    }
+}
 
 pub use dynamic::{Select, SelectedOperation};
 
