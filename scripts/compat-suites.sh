@@ -103,10 +103,8 @@ EOF
     #      selection (crossbeam: only the chosen case's, with its receiver already committed),
     #      so zero.rs's `recv_in_send`, whose message receives on the same channel, leaves two
     #      threads waiting for one element.
-    #   A: a `select!` that sleeps allocates its wake-up signal; the test counts allocations.
     local -A skips=(
         [zero]="recv_in_send"                                   # E
-        [golang]="select2::main"                                # A
     )
     run_test_files "crossbeam-channel $version" "$suite" "" skips
 }

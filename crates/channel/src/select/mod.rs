@@ -711,9 +711,8 @@ where
     O: DerefMut,
     O::Target: Operation,
 {
-    let signal = Signal::for_current_thread();
-    let cx = Context::new(signal.clone());
-    loop {
+    let (signal, cx) = take_context();
+    let chosen = loop {
         signal.reset();
         // Every entry of the previous round is withdrawn: no committer can still choose it.
         cx.reset();
@@ -779,7 +778,46 @@ where
             // whose sender is still writing it): let that thread run before looking again.
             yield_now();
         }
+    };
+    keep_context(signal, cx);
+    chosen
+}
+
+#[cfg(not(loom))]
+std::thread_local! {
+    /// The thread's last selection's signal and context, for its next selection to sleep with
+    /// (as crossbeam keeps a context per thread): a sleeping selection allocates nothing.
+    static CONTEXT: core::cell::Cell<Option<(Arc<Signal>, Arc<Context>)>> =
+        const { core::cell::Cell::new(None) };
+}
+
+/// A signal for the calling thread and a context over it: the thread's cached pair when no
+/// one else holds either any more (no eventcount registration, registry entry or committer
+/// from an earlier selection: a late wake-up from one would only be spurious anyway, but
+/// none can come), a new pair otherwise.
+fn take_context() -> (Arc<Signal>, Arc<Context>) {
+    #[cfg(not(loom))]
+    if let Ok(Some((signal, cx))) = CONTEXT.try_with(core::cell::Cell::take)
+        // Ours and the context's.
+        && Arc::strong_count(&signal) == 2
+        && Arc::strong_count(&cx) == 1
+    {
+        return (signal, cx);
     }
+    let signal = Signal::for_current_thread();
+    let cx = Context::new(signal.clone());
+    (signal, cx)
+}
+
+/// Keeps the pair for the thread's next selection (dropped instead while the thread's
+/// locals are being destroyed).
+fn keep_context(signal: Arc<Signal>, cx: Arc<Context>) {
+    #[cfg(not(loom))]
+    {
+        let _ = CONTEXT.try_with(|c| c.set(Some((signal, cx))));
+    }
+    #[cfg(loom)]
+    drop((signal, cx));
 }
 
 mod dynamic;
