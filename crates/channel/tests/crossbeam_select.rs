@@ -48,6 +48,11 @@
 //!   operation"). Ours documents that dropping one is allowed (a chosen receive keeps its
 //!   element in the `Select`; a chosen send has taken nothing, and a rendezvous receive
 //!   committed to it goes back to waiting), so neither applies.
+//!
+//! `fairness2` is ignored under ThreadSanitizer (`#[cfg_attr(welltempered_tsan, ignore)]`;
+//! `scripts/tsan.sh` sets that cfg): it asserts that a rendezvous send wins at least 1 in 150
+//! selections, which depends on how fast the threads run, and failed once there; crossbeam
+//! ignores its `select_macro.rs` twin under its sanitizer job for the same reason.
 #![cfg(not(loom))]
 
 use std::{
@@ -1251,6 +1256,10 @@ fn fairness1() {
 }
 
 #[test]
+#[cfg_attr(
+    welltempered_tsan,
+    ignore = "fairness by timing: flaky under ThreadSanitizer (crossbeam ignores it there: crossbeam-rs/crossbeam#1094)"
+)]
 fn fairness2() {
     const COUNT: usize = if cfg!(miri) { 50 } else { 10_000 };
 
