@@ -639,3 +639,27 @@ fn rendezvous_try_operations_commit_sleeping_selections() {
     }
     assert_eq!(receiver.join().unwrap(), (0..n).collect::<Vec<_>>());
 }
+
+/// The caller's code between `Select::select` and `SelectedOperation::send` re-enters the
+/// same rendezvous channel (a `try_send` of its own) before it completes the chosen send:
+/// whichever way the send was chosen (a committed receive waiting on it, or a receiver
+/// blocked in `recv`), every value that was sent is received once, and nothing hangs.
+#[test]
+fn rendezvous_select_send_reentered_before_sending() {
+    for _ in 0..rounds() / 10 {
+        let (tx, rx) = bounded::<u32>(0);
+        let (_tx2, rx2) = unbounded::<u32>();
+        let receiver = thread::spawn(move || rx.iter().collect::<Vec<_>>());
+        let mut sel = Select::new();
+        let send = sel.send(&tx);
+        sel.recv(&rx2);
+        let oper = sel.select();
+        assert_eq!(oper.index(), send);
+        let reentered = tx.try_send(99).is_ok();
+        oper.send(&tx, 1).unwrap();
+        drop(sel);
+        drop(tx);
+        let expected = if reentered { vec![99, 1] } else { vec![1] };
+        assert_eq!(receiver.join().unwrap(), expected);
+    }
+}
