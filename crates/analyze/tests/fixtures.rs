@@ -72,3 +72,47 @@ fn json_lists_what_was_not_read() {
     // The included file's channel is found, with the including module's `use`.
     assert_eq!(j["channels"][0]["site"]["file"], "src/worker.rs");
 }
+
+/// The README's rule table names, per rule, the fixtures that exercise it: every fixture is
+/// named under some rule, every rule names at least one, and every name is a fixture.
+#[test]
+fn rule_table_names_every_fixture() {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(manifest.join("README.md")).unwrap();
+    let header = "| construct | effect on the side | rule in | fixtures (tests/fixtures/) |";
+    let start = readme
+        .find(header)
+        .expect("README.md has the rule table with its fixtures column");
+    let rows: Vec<&str> = readme[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert!(rows.len() >= 15, "only {} rules in the table", rows.len());
+    let mut named = std::collections::BTreeSet::new();
+    for row in &rows {
+        // The last cell: `| ... | a, b, c |`.
+        let cell = row.trim_end_matches('|').rsplit('|').next().unwrap().trim();
+        let names: Vec<&str> = cell
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .collect();
+        assert!(!names.is_empty(), "a rule with no fixture: {row}");
+        named.extend(names.into_iter().map(str::to_owned));
+    }
+    let fixtures: std::collections::BTreeSet<String> = fixtures()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let unlisted: Vec<_> = fixtures.difference(&named).collect();
+    let missing: Vec<_> = named.difference(&fixtures).collect();
+    assert!(
+        unlisted.is_empty(),
+        "fixtures under no rule of README.md: {unlisted:?}"
+    );
+    assert!(
+        missing.is_empty(),
+        "README.md names fixtures that do not exist: {missing:?}"
+    );
+}
