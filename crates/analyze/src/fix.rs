@@ -5,13 +5,17 @@
 //! crate has tests, `cargo test`, and restores every original byte when either fails. Nothing
 //! unchecked is left on disk.
 //!
-//! Only the constructor's path expression is rewritten (to a full path, so no `use` line needs
-//! to change). A channel whose family's handle types (`Sender`, `Receiver`, `SyncSender`) are
-//! named anywhere in the crate is not rewritten: the types would no longer match. A `use` item
-//! of a rewritten family that the rewrite left unused (`use std::sync::mpsc;` once its
-//! `mpsc::channel()` is gone) is removed with it, so the crate does not gain an unused-import
-//! warning (fatal under `-D warnings`); a group that also imports something still used is left
-//! as it is.
+//! The constructor's path expression is rewritten to a full path, so no `use` line needs to
+//! change. Where the crate names its family's handle or error types (`mpsc::Sender<u64>` in a
+//! field, `TryRecvError::Empty` in a pattern, `use std::sync::mpsc::TryRecvError::*`), those
+//! names are rewritten with it, to welltempered's general types (their generic arguments kept),
+//! and every channel of the family goes to the general handles (one name may stand for several
+//! channels' handles). It keeps the channel instead when such a name is part of the crate's
+//! public API (rewriting it would change the API its users see), may be another family's under
+//! another `#[cfg]`, or comes from an import it cannot resolve. A `use` item of a rewritten
+//! family that the rewrite left unused (`use std::sync::mpsc;` once its `mpsc::channel()` is
+//! gone) is removed with it, so the crate does not gain an unused-import warning (fatal under
+//! `-D warnings`); a group that also imports something still used is left as it is.
 
 use crate::resolve::Imports;
 use crate::verdict::Site;
@@ -29,6 +33,8 @@ pub struct FixReport {
     pub rewritten: Vec<(Site, String)>,
     /// Constructors left alone, with the reason.
     pub skipped: Vec<(Site, String)>,
+    /// Named handle types rewritten with their channels, and their new path.
+    pub types: Vec<(Site, String)>,
     /// Whether the crate's tests ran, and passed, after the rewrite.
     pub tested: bool,
 }
@@ -43,6 +49,12 @@ impl fmt::Display for FixReport {
         for (s, to) in &self.rewritten {
             writeln!(f, "remark: channel at {s}: rewritten to {to} ({checked})")?;
         }
+        for (s, to) in &self.types {
+            writeln!(
+                f,
+                "remark: handle type at {s}: rewritten to {to} ({checked})"
+            )?;
+        }
         for (s, why) in &self.skipped {
             writeln!(f, "remark: channel at {s}: not rewritten: {why}")?;
         }
@@ -53,51 +65,194 @@ impl fmt::Display for FixReport {
 /// The family of a handle type whose import could not be resolved: it blocks every family.
 const ANY_FAMILY: &str = "*";
 
-/// Handle-type names of each family that are named in the crate, with where.
-fn named_handle_types(root: &Path) -> Result<Vec<(String, Site)>, Error> {
+/// The names of a channel family's types that `--fix` rewrites with its channels: the handles
+/// and the errors, whose shapes welltempered's channel shares (`SendError(T)`,
+/// `TryRecvError::{Empty, Disconnected}`, ...).
+const FAMILY_NAMES: &[&str] = &[
+    "Sender",
+    "SyncSender",
+    "Receiver",
+    "SendError",
+    "TrySendError",
+    "SendTimeoutError",
+    "RecvError",
+    "TryRecvError",
+    "RecvTimeoutError",
+];
+
+/// A type of a channel family named in the crate's sources (`mpsc::Sender<u64>`, a bare
+/// `Receiver<T>`, `TryRecvError::Empty`).
+#[derive(Debug, Clone)]
+struct NamedType {
+    /// The family it resolves to (`std::sync::mpsc`), or [`ANY_FAMILY`].
+    family: String,
+    /// One of [`FAMILY_NAMES`].
+    name: String,
+    site: Site,
+    /// Byte range of the path up to the name, its generic arguments and what follows left out.
+    span: (usize, usize),
+    /// Whether it is part of the crate's public API: in the signature of a `pub` function or
+    /// of a trait's or trait impl's function, a `pub` field (or any field of a `pub` enum), a
+    /// `pub` type alias, constant or static.
+    public: bool,
+}
+
+/// Every handle type named in the crate, one entry per family it may be.
+fn named_handle_types(root: &Path) -> Result<Vec<NamedType>, Error> {
     let krate = crate::discover::discover(root)?;
     let mut out = Vec::new();
     for f in &krate.files {
         let imp = Imports::of(&f.ast);
         struct V<'i> {
             imp: &'i Imports,
-            file: String,
-            out: Vec<(String, Site)>,
+            file: &'i str,
+            text: &'i str,
+            public: bool,
+            out: Vec<NamedType>,
+        }
+        impl V<'_> {
+            /// Visits what `f` visits with `public` set as `public` (and restores it).
+            fn with(&mut self, public: bool, f: impl FnOnce(&mut Self)) {
+                let was = std::mem::replace(&mut self.public, public);
+                f(self);
+                self.public = was;
+            }
+        }
+        fn is_pub(v: &syn::Visibility) -> bool {
+            matches!(v, syn::Visibility::Public(_))
         }
         impl<'a> Visit<'a> for V<'_> {
-            fn visit_type_path(&mut self, t: &'a syn::TypePath) {
-                let handle_type = t.path.segments.last().is_some_and(|l| {
-                    matches!(
-                        l.ident.to_string().as_str(),
-                        "Sender" | "Receiver" | "SyncSender"
-                    )
+            fn visit_item_fn(&mut self, i: &'a syn::ItemFn) {
+                self.with(is_pub(&i.vis), |v| v.visit_signature(&i.sig));
+                self.with(false, |v| v.visit_block(&i.block));
+            }
+            fn visit_impl_item_fn(&mut self, i: &'a syn::ImplItemFn) {
+                // A trait impl's signature follows its trait's, which may be another crate's.
+                self.with(is_pub(&i.vis) || self.public, |v| v.visit_signature(&i.sig));
+                self.with(false, |v| v.visit_block(&i.block));
+            }
+            fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+                let public = i.trait_.is_some();
+                self.with(public, |v| syn::visit::visit_item_impl(v, i));
+            }
+            fn visit_item_trait(&mut self, i: &'a syn::ItemTrait) {
+                self.with(true, |v| syn::visit::visit_item_trait(v, i));
+            }
+            fn visit_field(&mut self, i: &'a syn::Field) {
+                self.with(is_pub(&i.vis) || self.public, |v| {
+                    syn::visit::visit_field(v, i)
                 });
-                if handle_type {
-                    let s = syn::spanned::Spanned::span(t).start();
+            }
+            fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
+                self.with(false, |v| syn::visit::visit_item_struct(v, i));
+            }
+            fn visit_item_enum(&mut self, i: &'a syn::ItemEnum) {
+                self.with(is_pub(&i.vis), |v| syn::visit::visit_item_enum(v, i));
+            }
+            fn visit_item_type(&mut self, i: &'a syn::ItemType) {
+                self.with(is_pub(&i.vis), |v| syn::visit::visit_item_type(v, i));
+            }
+            fn visit_item_const(&mut self, i: &'a syn::ItemConst) {
+                self.with(is_pub(&i.vis), |v| v.visit_type(&i.ty));
+                self.with(false, |v| v.visit_expr(&i.expr));
+            }
+            fn visit_item_static(&mut self, i: &'a syn::ItemStatic) {
+                self.with(is_pub(&i.vis), |v| v.visit_type(&i.ty));
+                self.with(false, |v| v.visit_expr(&i.expr));
+            }
+            fn visit_item_use(&mut self, u: &'a syn::ItemUse) {
+                // `use std::sync::mpsc::TryRecvError::*;`: what it imports is reached through
+                // a family's name, which the rewrite must follow (a plain path, written from
+                // the family's crate; groups are left to the compiler's check).
+                let mut segments: Vec<&syn::Ident> = Vec::new();
+                let mut tree = &u.tree;
+                while let syn::UseTree::Path(p) = tree {
+                    segments.push(&p.ident);
+                    tree = &p.tree;
+                }
+                let Some(i) = segments
+                    .iter()
+                    .position(|s| FAMILY_NAMES.contains(&s.to_string().as_str()))
+                else {
+                    return;
+                };
+                let family = match segments[..i]
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("::")
+                    .as_str()
+                {
+                    "crossbeam::channel" | "crossbeam_channel" => "crossbeam_channel".to_string(),
+                    f @ ("std::sync::mpsc" | "flume") => f.to_string(),
+                    _ => return,
+                };
+                let s = segments[0].span().start();
+                self.out.push(NamedType {
+                    family,
+                    name: segments[i].to_string(),
+                    site: Site {
+                        file: self.file.to_string(),
+                        line: s.line,
+                        column: s.column + 1,
+                    },
+                    span: (
+                        crate::flow::offset(self.text, s),
+                        crate::flow::offset(self.text, segments[i].span().end()),
+                    ),
+                    public: is_pub(&u.vis),
+                });
+            }
+            fn visit_path(&mut self, path: &'a syn::Path) {
+                // Every prefix of the path that ends in one of the family's names: the type
+                // `mpsc::Sender<u8>`, the pattern `TryRecvError::Empty`, the function
+                // `Sender::clone`.
+                for (i, seg) in path.segments.iter().enumerate() {
+                    let name = seg.ident.to_string();
+                    if !FAMILY_NAMES.contains(&name.as_str()) {
+                        continue;
+                    }
+                    let mut prefix = path.clone();
+                    while prefix.segments.len() > i + 1 {
+                        prefix.segments.pop();
+                    }
+                    let s = syn::spanned::Spanned::span(path).start();
                     let site = Site {
-                        file: self.file.clone(),
+                        file: self.file.to_string(),
                         line: s.line,
                         column: s.column + 1,
                     };
+                    let span = (
+                        crate::flow::offset(self.text, s),
+                        crate::flow::offset(self.text, seg.ident.span().end()),
+                    );
                     // Every family the name may be: `#[cfg]` alternatives import `Sender` from
                     // std in one configuration and from crossbeam in another. A bare name that
                     // nothing visible imports (reached through a parent's glob, say) may be
                     // any family's.
-                    for c in self.imp.canonical_all(&t.path) {
+                    for c in self.imp.canonical_all(&prefix) {
                         let family = if c.len() >= 2 {
                             c[..c.len() - 1].join("::")
                         } else {
                             ANY_FAMILY.to_string()
                         };
-                        self.out.push((family, site.clone()));
+                        self.out.push(NamedType {
+                            family,
+                            name: name.clone(),
+                            site: site.clone(),
+                            span,
+                            public: self.public,
+                        });
                     }
                 }
-                syn::visit::visit_type_path(self, t);
+                syn::visit::visit_path(self, path);
             }
         }
         let mut v = V {
             imp: &imp,
-            file: f.rel.clone(),
+            file: &f.rel,
+            text: &f.text,
+            public: false,
             out: Vec::new(),
         };
         v.visit_file(&f.ast);
@@ -148,6 +303,37 @@ pub struct Plan {
     pub rewrites: Vec<Rewrite>,
     /// Constructors left alone, with the reason.
     pub kept: Vec<(Site, String)>,
+    /// Handle types named in the crate (privately) to rewrite with their channels.
+    pub types: Vec<TypeRewrite>,
+}
+
+/// One planned rewrite of a named handle type's path (`mpsc::Sender` in `mpsc::Sender<u64>`)
+/// to welltempered's general handle type; its generic arguments stay.
+#[derive(Debug, Clone)]
+pub struct TypeRewrite {
+    /// Where the type is named.
+    pub site: Site,
+    /// Byte range of the path up to the type's name.
+    pub span: (usize, usize),
+    /// The family it came from (`std::sync::mpsc`).
+    pub family: String,
+    /// The name (one of the handle or error types' names).
+    pub name: String,
+}
+
+impl TypeRewrite {
+    /// The new path: the plain handle types, or with `shared` those of the shared handles; an
+    /// error type of the same name.
+    fn to(&self, shared: bool) -> String {
+        let name = match (self.name.as_str(), shared) {
+            ("Sender" | "SyncSender", false) => "Sender",
+            ("Receiver", false) => "Receiver",
+            ("Sender" | "SyncSender", true) => "SharedSender",
+            ("Receiver", true) => "SharedReceiver",
+            (error, _) => error,
+        };
+        format!("welltempered::channel::{name}")
+    }
 }
 
 /// One planned rewrite of a constructor's path.
@@ -202,22 +388,48 @@ pub fn plan(a: &Analysis) -> Result<Plan, Error> {
             continue;
         }
         let family = c.constructor.rsplit_once("::").map_or("", |x| x.0);
-        if let Some((ty, s)) = named
+        let names: Vec<&NamedType> = named
             .iter()
-            .find(|(fam, _)| fam == family || fam == ANY_FAMILY)
-        {
-            let what = if ty == ANY_FAMILY {
-                "a handle type of unresolved origin (Sender, Receiver or SyncSender)".to_string()
+            .filter(|n| n.family == family || n.family == ANY_FAMILY)
+            .collect();
+        // A name the rewrite cannot follow keeps every channel of its family.
+        if let Some(n) = names.iter().find(|n| n.family == ANY_FAMILY || n.public) {
+            let why = if n.family == ANY_FAMILY {
+                format!(
+                    "a handle type of unresolved origin ({}) is named at {}; it would no longer match",
+                    n.name, n.site
+                )
             } else {
-                format!("the handle type {ty}::…")
+                format!(
+                    "the handle type {}::{} is named in the public API at {}; rewriting it would change the crate's API",
+                    n.family, n.name, n.site
+                )
             };
+            plan.kept.push((c.site.clone(), why));
+            continue;
+        }
+        // A name that is another family's in another configuration (`#[cfg]` alternatives of
+        // its import) would match only one of them after the rewrite.
+        if let Some((n, other)) = names.iter().find_map(|n| {
+            named
+                .iter()
+                .find(|m| m.site.file == n.site.file && m.span == n.span && m.family != n.family)
+                .map(|m| (n, m))
+        }) {
             plan.kept.push((
                 c.site.clone(),
-                format!("{what} is named at {s}; it would no longer match"),
+                format!(
+                    "the handle type {} is named at {} as {}'s and as {}'s (in different \
+                     configurations); it would no longer match in one of them",
+                    n.name, n.site, n.family, other.family
+                ),
             ));
             continue;
         }
-        let single = c.senders.is_single() && c.receivers.is_single();
+        // With its family's handle types named (privately), every channel of the family gets
+        // the general handles, whose types those names become: one name may stand for the
+        // handles of several channels, single or not.
+        let single = names.is_empty() && c.senders.is_single() && c.receivers.is_single();
         let to = match (single, c.bounded) {
             (true, false) => "welltempered::channel::spsc::channel",
             (true, true) => "welltempered::channel::spsc::bounded",
@@ -230,6 +442,20 @@ pub fn plan(a: &Analysis) -> Result<Plan, Error> {
             span: c.func_span,
             family: family.to_string(),
         });
+        for n in names {
+            if !plan
+                .types
+                .iter()
+                .any(|t| t.site.file == n.site.file && t.span == n.span)
+            {
+                plan.types.push(TypeRewrite {
+                    site: n.site.clone(),
+                    span: n.span,
+                    family: n.family.clone(),
+                    name: n.name.clone(),
+                });
+            }
+        }
     }
     Ok(plan)
 }
@@ -259,7 +485,12 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
     let lock = a.root.join("Cargo.lock");
     let mut originals: Vec<(PathBuf, Option<Vec<u8>>)> =
         vec![(lock.clone(), std::fs::read(&lock).ok())];
-    let mut files: Vec<&str> = plan.rewrites.iter().map(|r| r.site.file.as_str()).collect();
+    let mut files: Vec<&str> = plan
+        .rewrites
+        .iter()
+        .map(|r| r.site.file.as_str())
+        .chain(plan.types.iter().map(|t| t.site.file.as_str()))
+        .collect();
     files.sort_unstable();
     files.dedup();
     for p in files
@@ -291,7 +522,9 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
             .iter()
             .map(|r| (r, if shared { shared_path(r.to) } else { r.to }))
             .collect();
-        if let Err(e) = write_rewrites(a, opts, &rewrites, &manifest) {
+        let types: Vec<(&TypeRewrite, String)> =
+            plan.types.iter().map(|t| (t, t.to(shared))).collect();
+        if let Err(e) = write_rewrites(a, opts, &rewrites, &types, &manifest) {
             restore();
             return Err(e);
         }
@@ -301,6 +534,10 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
                 report.rewritten = rewrites
                     .iter()
                     .map(|(r, to)| (r.site.clone(), (*to).to_string()))
+                    .collect();
+                report.types = types
+                    .iter()
+                    .map(|(t, to)| (t.site.clone(), to.clone()))
                     .collect();
                 break;
             }
@@ -348,27 +585,33 @@ fn shared_path(to: &'static str) -> &'static str {
     }
 }
 
-/// Writes the rewritten sources (each constructor path replaced, imports the rewrite left
-/// unused removed) and the manifest with the dependency added.
+/// Writes the rewritten sources (each constructor path and named handle type replaced,
+/// imports the rewrite left unused removed) and the manifest with the dependency added.
 fn write_rewrites(
     a: &Analysis,
     opts: &FixOptions,
     rewrites: &[(&Rewrite, &str)],
+    types: &[(&TypeRewrite, String)],
     manifest: &Path,
 ) -> Result<(), Error> {
     let io = |file: &Path, e: std::io::Error| Error::Io {
         file: file.to_path_buf(),
         message: e.to_string(),
     };
-    // Per file: the byte range of each constructor path, its new path, and its family.
+    // Per file: the byte range of each constructor path or named type, its new path, and its
+    // family.
     let mut edits: BTreeMap<&str, Vec<(usize, usize, &str, &str)>> = BTreeMap::new();
-    for (r, to) in rewrites {
-        edits.entry(r.site.file.as_str()).or_default().push((
-            r.span.0,
-            r.span.1,
-            to,
-            r.family.as_str(),
-        ));
+    let constructors = rewrites
+        .iter()
+        .map(|(r, to)| (&r.site, r.span, *to, &r.family));
+    let names = types
+        .iter()
+        .map(|(t, to)| (&t.site, t.span, to.as_str(), &t.family));
+    for (site, span, to, family) in constructors.chain(names) {
+        edits
+            .entry(site.file.as_str())
+            .or_default()
+            .push((span.0, span.1, to, family.as_str()));
     }
     let mut planned: Vec<(PathBuf, String)> = Vec::new();
     for (rel, mut es) in edits {

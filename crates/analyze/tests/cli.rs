@@ -350,6 +350,32 @@ fn fix_round_trips_and_restores_on_failure() {
         let toml = std::fs::read_to_string(d.join("Cargo.toml")).unwrap();
         assert!(toml.contains("welltempered = { path"), "{toml}");
     }
+    // Handle and error types named privately are rewritten with their channels (to the general
+    // handles, generic arguments kept), and the program still computes what it did.
+    let d = work.join("fixtypes");
+    copy_dir(&manifest_dir().join("tests/fixtypes"), &d);
+    let a = welltempered_analyze::analyze_crate(&d).unwrap();
+    let r = welltempered_analyze::fix::apply(&a, &opts).unwrap();
+    assert_eq!((r.rewritten.len(), r.types.len()), (3, 8), "{r}");
+    let main = std::fs::read_to_string(d.join("src/main.rs")).unwrap();
+    for want in [
+        "results: welltempered::channel::Sender<u64>,",
+        "fn total(rx: welltempered::channel::Receiver<u64>) -> u64",
+        "welltempered::channel::unbounded::<u64>()",
+        "Err(welltempered::channel::TryRecvError::Disconnected) => true,",
+        "use welltempered::channel::TryRecvError::Empty;",
+    ] {
+        assert!(main.contains(want), "{want}: {main}");
+    }
+    assert!(!main.contains("mpsc"), "{main}");
+    let run = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["run", "--quiet", "--manifest-path"])
+        .arg(d.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(opts.target_dir.as_ref().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "6 10 true\n");
     let d = work.join("fixfail");
     copy_dir(&manifest_dir().join("tests/fixfail"), &d);
     let before = snapshot(&d);
@@ -435,4 +461,46 @@ fn fix_keeps_a_channel_whose_handle_type_is_named_under_any_cfg() {
         "{:?}",
         plan.kept
     );
+}
+
+#[test]
+fn fix_keeps_a_channel_whose_handle_type_is_public_api() {
+    // Rewriting a type in a public signature would change the crate's API for its users.
+    let d = scratch("public-api");
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    std::fs::write(
+        d.join("Cargo.toml"),
+        "[package]\nname = \"pubapi\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("src/lib.rs"),
+        "use std::sync::mpsc::{channel, Receiver};\n\
+         pub struct Feed { pub rx: Receiver<u8> }\n\
+         pub fn feed() -> Feed { let (tx, rx) = channel(); tx.send(1).unwrap(); Feed { rx } }\n",
+    )
+    .unwrap();
+    let a = welltempered_analyze::analyze_crate(&d).unwrap();
+    let plan = welltempered_analyze::fix::plan(&a).unwrap();
+    assert!(plan.rewrites.is_empty() && plan.types.is_empty(), "{plan}");
+    assert!(
+        plan.kept[0]
+            .1
+            .contains("named in the public API at src/lib.rs:2"),
+        "{:?}",
+        plan.kept
+    );
+    // The same field, private: the type is rewritten with the channel.
+    std::fs::write(
+        d.join("src/lib.rs"),
+        "use std::sync::mpsc::{channel, Receiver};\n\
+         pub struct Feed { rx: Receiver<u8> }\n\
+         pub fn feed() -> Feed { let (tx, rx) = channel(); tx.send(1).unwrap(); Feed { rx } }\n\
+         impl Feed { pub fn next(&self) -> u8 { self.rx.recv().unwrap() } }\n",
+    )
+    .unwrap();
+    let a = welltempered_analyze::analyze_crate(&d).unwrap();
+    let plan = welltempered_analyze::fix::plan(&a).unwrap();
+    assert_eq!((plan.rewrites.len(), plan.types.len()), (1, 1), "{plan}");
+    assert_eq!(plan.rewrites[0].to, "welltempered::channel::unbounded");
 }

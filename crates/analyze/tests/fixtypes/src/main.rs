@@ -1,0 +1,44 @@
+// Handle types named privately (a field, a parameter, a return type, a local's annotation):
+// --fix rewrites them with the channels, to welltempered's general handle types, and keeps each
+// type's generic arguments. Three channels share the names: all get the general constructors.
+// The error type named in a pattern, and in the `use` of one of its variants, is rewritten too.
+use std::sync::mpsc::TryRecvError::Empty;
+use std::sync::mpsc::{self, channel, Receiver};
+use std::thread;
+
+struct Worker {
+    results: mpsc::Sender<u64>,
+}
+
+impl Worker {
+    fn run(self, n: u64) {
+        for i in 0..n {
+            self.results.send(i).unwrap();
+        }
+    }
+}
+
+fn total(rx: Receiver<u64>) -> u64 {
+    rx.iter().sum()
+}
+
+fn pair() -> (mpsc::Sender<u64>, Receiver<u64>) {
+    mpsc::channel()
+}
+
+fn main() {
+    let (tx, rx) = channel::<u64>();
+    let w = Worker { results: tx };
+    let h = thread::spawn(move || w.run(4));
+    h.join().unwrap();
+    let (a, b): (mpsc::Sender<u64>, Receiver<u64>) = pair();
+    a.send(10).unwrap();
+    drop(a);
+    let (c, d) = channel::<u64>();
+    drop(c);
+    let gone = match d.try_recv() {
+        Err(mpsc::TryRecvError::Disconnected) => true,
+        Err(Empty) | Ok(_) => false,
+    };
+    println!("{} {} {gone}", total(rx), total(b));
+}
