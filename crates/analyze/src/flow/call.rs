@@ -37,7 +37,7 @@ impl Walker<'_, '_> {
             && matches!(last.as_str(), "scope" | "in_place_scope")
             && let Some(cl) = args.first().and_then(|a| self.as_closure(a))
         {
-            self.inline_closure(&cl, false);
+            self.scope_closure(&cl);
             return;
         }
         if threads_lib && last == "join" && args.len() == 2 {

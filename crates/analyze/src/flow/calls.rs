@@ -230,9 +230,11 @@ pub(super) fn cloned_in_loop(stmts: &[syn::Stmt], name: &str) -> Option<Span> {
 pub(super) fn let_callers(
     krate: &Crate,
     name: &str,
+    pos: Option<usize>,
 ) -> Option<Vec<(usize, Option<String>, String, Vec<syn::Stmt>)>> {
     struct LetCallers<'n> {
         name: &'n str,
+        pos: Option<usize>,
         file: usize,
         owner: Option<String>,
         bound: HashSet<usize>,
@@ -241,6 +243,21 @@ pub(super) fn let_callers(
         bad: bool,
     }
     impl LetCallers<'_> {
+        /// The call of the function bound by a `let`: `f(..)`, or `f(..)?`, `f(..).unwrap()`,
+        /// `f(..).expect(..)` (what `f` wrapped in `Ok` or `Some`).
+        fn bound_call(&self, e: &syn::Expr) -> Option<usize> {
+            match e {
+                syn::Expr::Try(t) => self.bound_call(&t.expr),
+                syn::Expr::MethodCall(m)
+                    if ((m.method == "unwrap" && m.args.is_empty())
+                        || (m.method == "expect" && m.args.len() == 1))
+                        && m.method != self.name =>
+                {
+                    self.bound_call(&m.receiver)
+                }
+                _ => self.is_call(e),
+            }
+        }
         fn is_call(&self, e: &syn::Expr) -> Option<usize> {
             match e {
                 syn::Expr::Call(c) => match &*c.func {
@@ -271,9 +288,14 @@ pub(super) fn let_callers(
                 if let syn::Stmt::Local(l) = st
                     && let Some(init) = &l.init
                     && init.diverge.is_none()
-                    && let Some(id) = self.is_call(&init.expr)
+                    && let Some(id) = self.bound_call(&init.expr)
                 {
-                    match pat_ident(&l.pat) {
+                    let bound = match (self.pos, unwrap_pat(&l.pat)) {
+                        (None, _) => pat_ident(&l.pat),
+                        (Some(k), syn::Pat::Tuple(t)) => t.elems.iter().nth(k).and_then(pat_ident),
+                        (Some(_), _) => None,
+                    };
+                    match bound {
                         Some(x) => {
                             self.bound.insert(id);
                             self.out.push((
@@ -317,6 +339,7 @@ pub(super) fn let_callers(
     }
     let mut c = LetCallers {
         name,
+        pos,
         file: 0,
         owner: None,
         bound: HashSet::new(),
@@ -584,11 +607,16 @@ impl Walker<'_, '_> {
     /// function in the crate must bind the result with `let x = f(..);`; the rest of each
     /// caller's block is walked for `x`, as alternatives (each call constructs its own channel):
     /// the side counts as the largest.
-    pub(super) fn follow_return(&mut self, cur: &CurFn<'_>, c: &Passes) -> bool {
+    pub(super) fn follow_return(
+        &mut self,
+        cur: &CurFn<'_>,
+        c: &Passes,
+        pos: Option<usize>,
+    ) -> bool {
         if self.ix.fns.get(&cur.name).is_none_or(|d| d.len() != 1) {
             return false;
         }
-        let Some(callers) = let_callers(self.ix.krate, &cur.name) else {
+        let Some(callers) = let_callers(self.ix.krate, &cur.name, pos) else {
             return false;
         };
         let handle = match c {

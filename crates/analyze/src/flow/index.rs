@@ -30,6 +30,11 @@ pub(super) struct MacroDef {
     pub(super) rule: Option<(Vec<String>, TokenStream)>,
 }
 
+/// Whether a function takes `self` (can be called with method syntax).
+pub(super) fn takes_self(sig: &syn::Signature) -> bool {
+    matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(_)))
+}
+
 pub(super) fn single_rule(ts: &TokenStream) -> Option<(Vec<String>, TokenStream)> {
     let tts: Vec<TokenTree> = ts.clone().into_iter().collect();
     let rule = match tts.as_slice() {

@@ -88,13 +88,22 @@ impl Walker<'_, '_> {
         // `FnOnce`/`FnMut` (called at most once, or never by two threads at once); one
         // of another crate (`Builder::spawn`, `Scope::spawn`, a pool's `execute`) is
         // taken to run each job once, on one thread.
+        // Method syntax reaches only functions with a `self` parameter.
         let own: Vec<&FnDef<'_>> = self
             .ix
             .fns
             .get(&m)
-            .map(|d| d.iter().filter(|d| d.owner.is_some()).collect())
+            .map(|d| {
+                d.iter()
+                    .filter(|d| d.owner.is_some() && takes_self(d.sig))
+                    .collect()
+            })
             .unwrap_or_default();
+        // A thread library's scope spawns its closure once, on a thread of its own.
+        let on_scope = matches!(&*mc.receiver, syn::Expr::Path(p)
+            if p.path.get_ident().is_some_and(|i| self.scope.scopes.contains(&i.to_string())));
         let once = match own.as_slice() {
+            _ if on_scope && m == "spawn" => true,
             [] => true,
             [d] => mc
                 .args
@@ -161,7 +170,7 @@ impl Walker<'_, '_> {
                 } else if ITER.contains(&m.as_str()) {
                     self.inline_closure(&cl, true);
                 } else if m == "scope" || m == "scoped" {
-                    self.inline_closure(&cl, false);
+                    self.scope_closure(&cl);
                 } else {
                     self.refuse(
                         &format!("captured by a closure given to method {m}"),

@@ -118,6 +118,51 @@ pub(super) fn verdict(facts: SideFacts) -> Side {
     }
 }
 
+/// Where a handle sits in a function's tail expression (see [`returned_element`]).
+pub(super) enum Returned<'e> {
+    /// The whole value (or nothing that carries it: walked as usual).
+    Whole(&'e syn::Expr),
+    /// Element `k` of a tuple.
+    Element(&'e syn::Expr, usize),
+    /// Several elements of a tuple.
+    Several,
+}
+
+/// The part of a tail expression `e` that a caller binds: `Ok(x)`/`Some(x)` is `x` (unwrapped
+/// at the call by `?`, `unwrap` or `expect`), and of a tuple the one element that `carries`
+/// the handle.
+pub(super) fn returned_element<'e>(
+    e: &'e syn::Expr,
+    carries: impl Fn(&syn::Expr) -> bool,
+) -> Returned<'e> {
+    let mut x = e;
+    loop {
+        match x {
+            syn::Expr::Paren(p) => x = &p.expr,
+            syn::Expr::Call(c)
+                if c.args.len() == 1
+                    && matches!(&*c.func, syn::Expr::Path(p)
+                        if p.path.is_ident("Ok") || p.path.is_ident("Some")) =>
+            {
+                x = &c.args[0];
+            }
+            _ => break,
+        }
+    }
+    match x {
+        syn::Expr::Tuple(t) => {
+            let mut carrying = t.elems.iter().enumerate().filter(|(_, y)| carries(y));
+            match (carrying.next(), carrying.next()) {
+                (Some((k, y)), None) => Returned::Element(y, k),
+                (Some(_), Some(_)) => Returned::Several,
+                (None, _) => Returned::Whole(e),
+            }
+        }
+        _ if carries(x) => Returned::Whole(x),
+        _ => Returned::Whole(e),
+    }
+}
+
 pub(super) enum Passes {
     Alias,
     Clone(Site),
@@ -217,13 +262,18 @@ pub(super) struct Scope {
     /// clone of such a name): an `Rc` never leaves its thread, so its clones are more holders
     /// of the same handle on the same thread, not more handles.
     pub(super) rc: HashSet<String>,
+    /// Names bound to a thread library's scope (the parameter of the closure given to
+    /// `std::thread::scope`, crossbeam's or rayon's `scope`): their `spawn` is the library's,
+    /// whatever methods of that name the crate has.
+    pub(super) scopes: HashSet<String>,
 }
 
 impl Scope {
-    /// `name` is bound anew: it holds neither a sibling nor an `Rc`.
+    /// `name` is bound anew: it holds neither a sibling, an `Rc` nor a scope.
     pub(super) fn forget(&mut self, name: &str) {
         self.siblings.remove(name);
         self.rc.remove(name);
+        self.scopes.remove(name);
     }
 }
 
@@ -560,17 +610,21 @@ impl Walker<'_, '_> {
                 syn::Stmt::Item(_) => {}
                 syn::Stmt::Expr(e, semi) => {
                     if is_fn_body && semi.is_none() && i + 1 == stmts.len() {
-                        if let syn::Expr::Tuple(t) = e
-                            && t.elems.iter().any(|x| self.carries(x).is_some())
-                        {
-                            self.refuse("returned from its function", e.span());
-                            continue;
-                        }
+                        // What is returned: the value, or one element of a tuple, possibly in
+                        // `Ok`/`Some`.
+                        let (e, pos) = match returned_element(e, |x| self.carries(x).is_some()) {
+                            Returned::Whole(x) => (x, None),
+                            Returned::Element(x, k) => (x, Some(k)),
+                            Returned::Several => {
+                                self.refuse("returned from its function", e.span());
+                                continue;
+                            }
+                        };
                         if let Some(c) = self.carries(e) {
                             if self.stack.is_empty()
                                 && let Some(cur) = self.cur.clone()
                                 && !cur.public
-                                && self.follow_return(&cur, &c)
+                                && self.follow_return(&cur, &c, pos)
                             {
                                 continue;
                             }
@@ -613,11 +667,13 @@ impl Walker<'_, '_> {
                         // Seen from the clone, the handles of this walk are its siblings.
                         let outer: HashSet<String> =
                             saved_names.union(&self.scope.siblings).cloned().collect();
+                        let scopes = self.scope.scopes.clone();
                         let saved_scope = std::mem::replace(
                             &mut self.scope,
                             Scope {
                                 siblings: outer,
                                 rc: HashSet::new(),
+                                scopes,
                             },
                         );
                         let saved_cl = std::mem::take(&mut self.closures);
@@ -714,6 +770,21 @@ impl Walker<'_, '_> {
         self.with_place(place, &shadow, &c.body);
     }
 
+    /// The closure given to a thread library's `scope`: run once, here, with its parameter
+    /// bound to the scope (see [`Scope::scopes`]).
+    pub(super) fn scope_closure(&mut self, c: &syn::ExprClosure) {
+        let saved = (self.place.clone(), self.names.clone(), self.scope.clone());
+        for b in Self::closure_params(c) {
+            self.names.remove(&b);
+            self.scope.forget(&b);
+        }
+        if let Some(n) = c.inputs.first().and_then(pat_ident) {
+            self.scope.scopes.insert(n);
+        }
+        self.visit_expr(&c.body);
+        (self.place, self.names, self.scope) = saved;
+    }
+
     pub(super) fn inline_closure(&mut self, c: &syn::ExprClosure, in_loop: bool) {
         let mut place = self.place.clone();
         place.in_loop |= in_loop;
@@ -732,7 +803,11 @@ impl Walker<'_, '_> {
         let Some(all) = self.ix.fns.get(name) else {
             return false;
         };
-        let defs: Vec<&FnDef<'_>> = all.iter().filter(|d| want.admits(&d.owner)).collect();
+        // Method syntax reaches only functions with a `self` parameter.
+        let defs: Vec<&FnDef<'_>> = all
+            .iter()
+            .filter(|d| want.admits(&d.owner) && (!method || takes_self(d.sig)))
+            .collect();
         if defs.is_empty() {
             return false;
         }
