@@ -21,6 +21,9 @@ pub struct SourceFile {
     /// For a file read through an item-level `include!`: the including file (an index into
     /// [`Crate::files`]) and the line of the `include!`, whose `use` declarations it sees.
     pub included: Option<(usize, usize)>,
+    /// Whether its items are reachable by path from outside the crate: the target's root, or a
+    /// module declared `pub mod` in such a file (an `include!`d file shares its includer's).
+    pub public: bool,
 }
 
 /// Something of the crate's sources that the analysis could not read.
@@ -40,6 +43,9 @@ pub struct Crate {
     pub files: Vec<SourceFile>,
     /// What could not be read.
     pub notes: Vec<Note>,
+    /// Whether these are a library target's sources (whose public items other crates call),
+    /// not a binary's, a test's, or several targets' pooled.
+    pub lib: bool,
 }
 
 /// The member crates (their directories, sorted) of the workspace whose manifest is at `path`
@@ -107,9 +113,10 @@ pub fn discover(path: &Path) -> Result<Crate, Error> {
         root,
         files: Vec::new(),
         notes: Vec::new(),
+        lib: false,
     };
-    for t in targets {
-        load(&mut krate, &t, true, None)?;
+    for (t, _) in targets {
+        load(&mut krate, &t, true, None, true)?;
     }
     Ok(krate)
 }
@@ -120,20 +127,22 @@ pub fn discover(path: &Path) -> Result<Crate, Error> {
 pub fn discover_each(path: &Path, which: Targets) -> Result<Vec<Crate>, Error> {
     let (root, targets) = target_roots(path, which)?;
     let mut out = Vec::new();
-    for t in targets {
+    for (t, lib) in targets {
         let mut krate = Crate {
             root: root.clone(),
             files: Vec::new(),
             notes: Vec::new(),
+            lib,
         };
-        load(&mut krate, &t, true, None)?;
+        load(&mut krate, &t, true, None, true)?;
         out.push(krate);
     }
     Ok(out)
 }
 
-/// The crate root and the root file of each target that exists.
-fn target_roots(path: &Path, which: Targets) -> Result<(PathBuf, Vec<PathBuf>), Error> {
+/// The crate root and the root file of each target that exists, with whether it is the
+/// library's.
+fn target_roots(path: &Path, which: Targets) -> Result<(PathBuf, Vec<(PathBuf, bool)>), Error> {
     if !path.exists() {
         return Err(Error::NoSuchPath(path.to_path_buf()));
     }
@@ -150,10 +159,16 @@ fn target_roots(path: &Path, which: Targets) -> Result<(PathBuf, Vec<PathBuf>), 
         file: manifest.clone(),
         message: e.to_string(),
     })?;
-    let mut targets = target_files(&root, &manifest, &text, which)?;
-    targets.retain(|t| t.is_file());
+    let targets = target_files(&root, &manifest, &text, which)?;
+    // `target_files` puts the library's root first.
+    let mut targets: Vec<(PathBuf, bool)> = targets
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| (t, i == 0))
+        .collect();
+    targets.retain(|(t, _)| t.is_file());
     let mut seen = std::collections::HashSet::new();
-    targets.retain(|t| seen.insert(t.canonicalize().unwrap_or_else(|_| t.clone())));
+    targets.retain(|(t, _)| seen.insert(t.canonicalize().unwrap_or_else(|_| t.clone())));
     Ok((root, targets))
 }
 
@@ -299,6 +314,8 @@ struct Next {
     what: String,
     /// Another file it was looked for in first (`name.rs` before `name/mod.rs`).
     also: Option<PathBuf>,
+    /// Whether it is reachable from outside the crate (see [`SourceFile::public`]).
+    public: bool,
 }
 
 fn load(
@@ -306,6 +323,7 @@ fn load(
     file: &Path,
     mod_root: bool,
     included: Option<(usize, usize)>,
+    public: bool,
 ) -> Result<(), Error> {
     let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
     if krate.files.iter().any(|f| f.abs == abs) {
@@ -333,7 +351,7 @@ fn load(
     };
     let mut next = Vec::new();
     let mut notes = Vec::new();
-    collect_mods(&ast.items, &dir, &mod_dir, &mut next, &mut notes);
+    collect_mods(&ast.items, &dir, &mod_dir, public, &mut next, &mut notes);
     let index = krate.files.len();
     for (at, text) in notes {
         krate.notes.push(Note {
@@ -351,6 +369,7 @@ fn load(
         text,
         ast,
         included,
+        public,
     });
     for n in next {
         if n.path.is_file() {
@@ -359,6 +378,7 @@ fn load(
                 &n.path,
                 n.mod_root,
                 n.included_at.map(|l| (index, l)),
+                n.public,
             )?;
         } else if !n.optional {
             krate.notes.push(Note {
@@ -548,6 +568,7 @@ fn collect_mods(
     items: &[syn::Item],
     dir: &Path,
     mod_dir: &Path,
+    public: bool,
     out: &mut Vec<Next>,
     notes: &mut Vec<((usize, usize), String)>,
 ) {
@@ -569,6 +590,7 @@ fn collect_mods(
                     at,
                     what: format!("include!(\"{p}\")"),
                     also: None,
+                    public,
                 }),
                 Err(()) => notes.push((at, COMPUTED_INCLUDE.to_string())),
             }
@@ -577,11 +599,13 @@ fn collect_mods(
         let syn::Item::Mod(m) = item else { continue };
         // `mod r#async;` lives in `async.rs`.
         let name = syn::ext::IdentExt::unraw(&m.ident).to_string();
+        let public = public && matches!(m.vis, syn::Visibility::Public(_));
         if let Some((_, inner)) = &m.content {
             collect_mods(
                 inner,
                 &mod_dir.join(&name),
                 &mod_dir.join(&name),
+                public,
                 out,
                 notes,
             );
@@ -599,6 +623,7 @@ fn collect_mods(
                 at,
                 what: what.clone(),
                 also: None,
+                public,
             });
         }
         if let Some(p) = plain {
@@ -610,6 +635,7 @@ fn collect_mods(
                 at,
                 what,
                 also: None,
+                public,
             });
             continue;
         }
@@ -627,6 +653,7 @@ fn collect_mods(
             at,
             what,
             also,
+            public,
         });
     }
 }

@@ -48,8 +48,10 @@ pub(super) struct Fields {
     /// (variant, position) bound by a pattern other than a `match` arm that only operates on it
     /// in place (or ignores it).
     pub(super) variant_escaping: HashSet<(String, usize)>,
-    /// (struct, field) -> a method of that struct that clones the field into a value it keeps
-    /// or hands on (`self.f.clone()` not only operated on): callable any number of times.
+    /// (struct, field) -> a method of that struct that hands on a clone of the field (as a
+    /// struct literal's field, a call's argument, or its value): callable any number of times,
+    /// each call one more handle. (A clone bound by `let` and used in place is not counted: it
+    /// lives on the calling thread.)
     pub(super) cloned_by: HashMap<(String, String), String>,
     /// Types put behind an `Arc`/`Rc` or into a static somewhere in the crate (a holder that
     /// can be shared: each clone of it is one more holder of the handle).
@@ -61,6 +63,17 @@ pub(super) struct Fields {
     pub(super) locals: HashMap<String, Vec<Result<Option<String>, String>>>,
     /// Local names put behind an `Arc`/`Rc`.
     pub(super) arc_vars: HashSet<String>,
+    /// Structs and enums by name, one entry per definition (for `api.rs`).
+    pub(super) holders: HashMap<String, Vec<Holder>>,
+    /// Names re-exported by a `pub use` (its last segment, or the name before `as`).
+    pub(super) reexported: HashSet<String>,
+    /// (type, field) -> the methods other crates can call that use that field of `self` as a
+    /// handle, with the file of their impl.
+    pub(super) api_ops: HashMap<(String, String), Vec<(usize, ApiOp)>>,
+    /// The crate's traits by name: whether each definition is exported.
+    pub(super) traits: HashMap<String, Vec<bool>>,
+    /// The crate's structs and enums proved `Sync` by their fields' types (see `api.rs`).
+    pub(super) api_sync: HashSet<String>,
 }
 
 impl Fields {
@@ -297,8 +310,8 @@ pub(super) const CONTAINERS: &[&str] = &[
     "Result",
 ];
 
-/// Channel operations that use a handle in place.
-pub(super) const IN_PLACE: &[&str] = &[
+/// Channel operations that send or receive on a handle in place.
+pub(super) const OPERATIONS: &[&str] = &[
     "send",
     "try_send",
     "send_timeout",
@@ -307,11 +320,10 @@ pub(super) const IN_PLACE: &[&str] = &[
     "try_recv",
     "recv_timeout",
     "recv_deadline",
-    "len",
-    "is_empty",
-    "is_full",
-    "capacity",
 ];
+
+/// Queries on a handle, in place.
+pub(super) const QUERIES: &[&str] = &["len", "is_empty", "is_full", "capacity"];
 
 /// Accessors through which a field may reach an in-place operation.
 pub(super) const THROUGH: &[&str] = &[
@@ -358,23 +370,38 @@ pub(super) struct FieldScan<'f, 'a> {
     pub(super) method: Option<String>,
     /// `self.f.clone()` calls that are only the receiver of another method call.
     pub(super) immediate: HashSet<*const syn::ExprMethodCall>,
+    /// Whether the items being scanned are reachable from outside the crate (a public file,
+    /// inside `pub mod`s only).
+    pub(super) exported_scope: bool,
+    /// The method being scanned, when other crates can call it and it takes `self` (see
+    /// `api.rs`).
+    pub(super) api: Option<ApiOp>,
+    /// The trait of the impl being scanned.
+    pub(super) impl_trait: Option<String>,
+    /// Method calls whose value is handed on: a struct literal's field, a call's argument, a
+    /// method's tail or `return` value.
+    pub(super) handed: HashSet<*const syn::ExprMethodCall>,
 }
 
 /// The in-place receiver of a channel operation: `x` in `x.send(..)`, `x.as_ref().unwrap().recv()`.
 pub(super) fn in_place_receiver(mc: &syn::ExprMethodCall) -> Option<&syn::Expr> {
-    if !IN_PLACE.contains(&mc.method.to_string().as_str()) {
-        return None;
-    }
-    let mut r = &*mc.receiver;
+    let m = mc.method.to_string();
+    (OPERATIONS.contains(&m.as_str()) || QUERIES.contains(&m.as_str()))
+        .then(|| through(&mc.receiver))
+}
+
+/// `e` without the accessors ([`THROUGH`]) and parentheses around it: `x` of
+/// `(x.lock().unwrap())`.
+pub(super) fn through(mut e: &syn::Expr) -> &syn::Expr {
     loop {
-        match r {
+        match e {
             syn::Expr::MethodCall(m)
                 if m.args.is_empty() && THROUGH.contains(&m.method.to_string().as_str()) =>
             {
-                r = &m.receiver;
+                e = &m.receiver;
             }
-            syn::Expr::Paren(p) => r = &p.expr,
-            _ => return Some(r),
+            syn::Expr::Paren(p) => e = &p.expr,
+            _ => return e,
         }
     }
 }
@@ -436,7 +463,67 @@ pub(super) fn param_in_place(body: &syn::Block, name: &str) -> bool {
     !v.bad
 }
 
+/// Whether a `move` closure or an `async move` block in `stmts` names `x` (not counting macros:
+/// what they expand to is not read, and this decides a count of many).
+fn moved_into_closure(stmts: &[syn::Stmt], x: &str) -> bool {
+    struct Moved {
+        names: HashSet<String>,
+        hit: bool,
+    }
+    impl<'a> Visit<'a> for Moved {
+        fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+            if c.capture.is_some() && mentions(&c.body, &self.names) {
+                self.hit = true;
+            }
+            syn::visit::visit_expr_closure(self, c);
+        }
+        fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
+            if a.capture.is_some() && mentions(&syn::Expr::Async(a.clone()), &self.names) {
+                self.hit = true;
+            }
+            syn::visit::visit_expr_async(self, a);
+        }
+    }
+    let mut v = Moved {
+        names: HashSet::from([x.to_string()]),
+        hit: false,
+    };
+    for st in stmts {
+        v.visit_stmt(st);
+    }
+    v.hit
+}
+
 impl FieldScan<'_, '_> {
+    /// Records a struct or enum for `api.rs`.
+    fn holder(
+        &mut self,
+        ident: &syn::Ident,
+        vis: &syn::Visibility,
+        generics: &syn::Generics,
+        derives_clone: bool,
+        tys: Vec<syn::Type>,
+        pub_fields: HashSet<String>,
+    ) {
+        let public = matches!(vis, syn::Visibility::Public(_));
+        self.fields
+            .holders
+            .entry(ident.to_string())
+            .or_default()
+            .push(Holder {
+                file: self.file,
+                public,
+                exported: public && self.exported_scope,
+                derives_clone,
+                pub_fields,
+                generics: generics
+                    .type_params()
+                    .map(|p| p.ident.to_string())
+                    .collect(),
+                tys,
+            });
+    }
+
     /// The type of `e` as far as the syntax tells (`Err` with a local's name to resolve later).
     pub(super) fn guess(&self, e: &syn::Expr) -> Result<Option<String>, String> {
         let seg = |p: &syn::Path, i: usize| -> Option<String> {
@@ -624,10 +711,18 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             if let syn::Expr::Call(c) = &f.expr {
                 self.typed.insert(c as *const _);
             }
+            if let syn::Expr::MethodCall(m) = &f.expr {
+                self.handed.insert(m as *const _);
+            }
         }
         syn::visit::visit_expr_struct(self, s);
     }
     fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+        for a in &c.args {
+            if let syn::Expr::MethodCall(m) = a {
+                self.handed.insert(m as *const _);
+            }
+        }
         if let syn::Expr::Path(p) = &*c.func
             && p.path.segments.len() >= 2
             && let [.., a, b] = p.path.segments.iter().collect::<Vec<_>>().as_slice()
@@ -670,7 +765,10 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             self.closures,
         );
         self.closures = 0;
+        // Items inside a function are not reachable from outside it.
+        let scope = std::mem::replace(&mut self.exported_scope, false);
         syn::visit::visit_item_fn(self, f);
+        self.exported_scope = scope;
         (self.exclusive, self.by_ref, self.closures) = saved;
     }
     fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
@@ -688,14 +786,58 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
                     .then(|| f.sig.ident.to_string()),
             ),
         );
+        let callable = if self.trait_impl {
+            self.impl_trait.is_some()
+        } else {
+            matches!(f.vis, syn::Visibility::Public(_))
+        };
+        let api = match f.sig.inputs.first() {
+            Some(syn::FnArg::Receiver(r)) if callable => Some(ApiOp {
+                method: f.sig.ident.to_string(),
+                shared: matches!(r.kind, syn::ReceiverKind::Reference(_, _, None)),
+                of_trait: self.impl_trait.clone(),
+                clones: false,
+            }),
+            _ => None,
+        };
+        if let Some(syn::Stmt::Expr(syn::Expr::MethodCall(m), None)) = f.block.stmts.last() {
+            self.handed.insert(m as *const _);
+        }
+        let saved_api = std::mem::replace(&mut self.api, api);
         self.closures = 0;
+        let scope = std::mem::replace(&mut self.exported_scope, false);
         syn::visit::visit_impl_item_fn(self, f);
+        self.exported_scope = scope;
         (self.exclusive, self.by_ref, self.closures, self.method) = saved;
+        self.api = saved_api;
     }
     fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
         let saved = std::mem::replace(&mut self.exclusive, false);
         syn::visit::visit_trait_item_fn(self, f);
         self.exclusive = saved;
+    }
+    fn visit_block(&mut self, b: &'a syn::Block) {
+        // `let x = self.f.clone();` then a `move` closure or `async move` block naming `x`:
+        // the clone is handed on (to whatever runs the closure).
+        for (i, st) in b.stmts.iter().enumerate() {
+            if let syn::Stmt::Local(l) = st
+                && let Some(init) = &l.init
+                && let syn::Expr::MethodCall(m) = &*init.expr
+                && let Some(x) = pat_ident(&l.pat)
+                && moved_into_closure(&b.stmts[i + 1..], &x)
+            {
+                self.handed.insert(m as *const _);
+            }
+        }
+        syn::visit::visit_block(self, b);
+    }
+    fn visit_expr_return(&mut self, r: &'a syn::ExprReturn) {
+        if self.closures == 0
+            && let Some(syn::Expr::MethodCall(m)) = r.expr.as_deref()
+        {
+            self.handed.insert(m as *const _);
+        }
+        syn::visit::visit_expr_return(self, r);
     }
     fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
         self.closures += 1;
@@ -713,7 +855,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         }
         if mc.method == "clone"
             && mc.args.is_empty()
-            && !self.immediate.contains(&(mc as *const _))
+            && self.handed.contains(&(mc as *const _))
             && let syn::Expr::Field(f) = &*mc.receiver
             && matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self"))
             && let Some(owner) = &self.owner
@@ -726,6 +868,20 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         }
         if let Some(syn::Expr::Field(f)) = in_place_receiver(mc) {
             self.ok.insert(f as *const _);
+        }
+        if let Some(op) = &self.api
+            && let Some(owner) = &self.owner
+            && let Some((path, clones)) = api_use(mc)
+        {
+            let op = ApiOp {
+                clones: clones && self.handed.contains(&(mc as *const _)),
+                ..op.clone()
+            };
+            self.fields
+                .api_ops
+                .entry((owner.clone(), path.join(".")))
+                .or_default()
+                .push((self.file, op));
         }
         syn::visit::visit_expr_method_call(self, mc);
     }
@@ -789,9 +945,17 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             .variants
             .iter()
             .flat_map(|v| v.fields.iter().map(|f| f.ty.clone()))
-            .collect();
-        self.fields.defs.push((e.ident.to_string(), self.file, tys));
+            .collect::<Vec<_>>();
         let derives_clone = derives_clone(&e.attrs);
+        self.holder(
+            &e.ident,
+            &e.vis,
+            &e.generics,
+            derives_clone,
+            tys.clone(),
+            HashSet::new(),
+        );
+        self.fields.defs.push((e.ident.to_string(), self.file, tys));
         for v in &e.variants {
             if let syn::Fields::Named(_) = v.fields {
                 self.fields
@@ -864,7 +1028,22 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         if !matches!(i.vis, syn::Visibility::Inherited) {
             self.fields.public.insert(i.ident.to_string());
         }
-        let tys = i.fields.iter().map(|f| f.ty.clone()).collect();
+        let tys: Vec<syn::Type> = i.fields.iter().map(|f| f.ty.clone()).collect();
+        let pub_fields = i
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| matches!(f.vis, syn::Visibility::Public(_)))
+            .map(|(n, f)| f.ident.as_ref().map_or(n.to_string(), ToString::to_string))
+            .collect();
+        self.holder(
+            &i.ident,
+            &i.vis,
+            &i.generics,
+            derives_clone,
+            tys.clone(),
+            pub_fields,
+        );
         self.fields.defs.push((i.ident.to_string(), self.file, tys));
         if let syn::Fields::Unnamed(_) = i.fields {
             self.fields.tuple_structs.insert(i.ident.to_string());
@@ -881,6 +1060,39 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             .or_default()
             .push((private, derives_clone));
         syn::visit::visit_item_struct(self, i);
+    }
+    fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
+        let saved = self.exported_scope;
+        self.exported_scope = exported_scope(saved, m);
+        syn::visit::visit_item_mod(self, m);
+        self.exported_scope = saved;
+    }
+    fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
+        self.fields
+            .traits
+            .entry(t.ident.to_string())
+            .or_default()
+            .push(self.exported_scope && matches!(t.vis, syn::Visibility::Public(_)));
+        syn::visit::visit_item_trait(self, t);
+    }
+    fn visit_item_use(&mut self, u: &'a syn::ItemUse) {
+        fn names(t: &syn::UseTree, out: &mut HashSet<String>) {
+            match t {
+                syn::UseTree::Path(p) => names(&p.tree, out),
+                syn::UseTree::Name(n) => {
+                    out.insert(n.ident.to_string());
+                }
+                syn::UseTree::Rename(r) => {
+                    out.insert(r.ident.to_string());
+                }
+                syn::UseTree::Group(g) => g.items.iter().for_each(|t| names(t, out)),
+                syn::UseTree::Glob(_) => {}
+            }
+        }
+        if matches!(u.vis, syn::Visibility::Public(_)) && self.exported_scope {
+            names(&u.tree, &mut self.fields.reexported);
+        }
+        syn::visit::visit_item_use(self, u);
     }
     fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
         if let Some((t, _)) = &i.trait_
@@ -908,11 +1120,16 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
             _ => None,
         };
+        let of_trait = i
+            .trait_
+            .as_ref()
+            .and_then(|(t, _)| t.segments.last().map(|s| s.ident.to_string()));
         let saved = (
             std::mem::replace(&mut self.owner, owner),
             std::mem::replace(&mut self.trait_impl, i.trait_.is_some()),
+            std::mem::replace(&mut self.impl_trait, of_trait),
         );
         syn::visit::visit_item_impl(self, i);
-        (self.owner, self.trait_impl) = saved;
+        (self.owner, self.trait_impl, self.impl_trait) = saved;
     }
 }

@@ -8,6 +8,8 @@ use super::*;
 pub(super) struct CurFn<'a> {
     pub(super) name: String,
     pub(super) public: bool,
+    /// Other crates may call it (see [`FnDef::exported`]).
+    pub(super) exported: bool,
     pub(super) sig: &'a syn::Signature,
     pub(super) block: &'a syn::Block,
 }
@@ -23,6 +25,8 @@ pub(super) struct Finder<'i, 'a> {
     pub(super) owner: Option<String>,
     pub(super) cur: Option<CurFn<'a>>,
     pub(super) trait_impl: bool,
+    /// Whether items here are reachable from outside the crate (see [`exported_scope`]).
+    pub(super) exported_scope: bool,
 }
 
 /// A channel found at `site` whose two sides are refused for `reason`; `func_span` is the byte
@@ -197,18 +201,28 @@ impl<'a> Visit<'a> for Finder<'_, 'a> {
         let cur = CurFn {
             name: f.sig.ident.to_string(),
             public: !matches!(f.vis, syn::Visibility::Inherited),
+            exported: self.exported_scope && matches!(f.vis, syn::Visibility::Public(_)),
             sig: &f.sig,
             block: &f.block,
         };
         let saved = self.cur.replace(cur);
+        let scope = std::mem::replace(&mut self.exported_scope, false);
         syn::visit::visit_item_fn(self, f);
+        self.exported_scope = scope;
         self.cur = saved;
+    }
+    fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
+        let saved = self.exported_scope;
+        self.exported_scope = exported_scope(saved, m);
+        syn::visit::visit_item_mod(self, m);
+        self.exported_scope = saved;
     }
     fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
         self.fn_body = Some(&f.block as *const _);
         let cur = CurFn {
             name: f.sig.ident.to_string(),
             public: self.trait_impl || !matches!(f.vis, syn::Visibility::Inherited),
+            exported: !self.trait_impl && matches!(f.vis, syn::Visibility::Public(_)),
             sig: &f.sig,
             block: &f.block,
         };

@@ -7,6 +7,10 @@ use super::*;
 pub(super) struct FnDef<'a> {
     pub(super) file: usize,
     pub(super) public: bool,
+    /// Other crates may call it: a `pub` (not `pub(crate)`) function in a module reachable from
+    /// outside the crate, or a `pub` inherent method (as reachable as its type; see `api.rs`).
+    /// A trait impl's method is not counted: its trait may be the crate's own.
+    pub(super) exported: bool,
     /// The `impl`'s self type (or the trait) for associated functions.
     pub(super) owner: Option<String>,
     pub(super) sig: &'a syn::Signature,
@@ -135,6 +139,14 @@ pub(super) struct Collect<'i, 'a> {
     pub(super) file: usize,
     pub(super) owner: Option<String>,
     pub(super) trait_impl: bool,
+    /// Whether items here are reachable from outside the crate (see [`exported_scope`]).
+    pub(super) exported_scope: bool,
+}
+
+/// Whether the items of module `m`, inside a scope whose items are reachable from outside the
+/// crate (`outer`), are too: a `pub mod`.
+pub(super) fn exported_scope(outer: bool, m: &syn::ItemMod) -> bool {
+    outer && matches!(m.vis, syn::Visibility::Public(_))
 }
 
 /// Which functions a call can reach.
@@ -182,12 +194,22 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
             .push(FnDef {
                 file: self.file,
                 public: !matches!(f.vis, syn::Visibility::Inherited),
+                exported: self.exported_scope && matches!(f.vis, syn::Visibility::Public(_)),
                 owner: None,
                 sig: &f.sig,
                 block: &f.block,
             });
+        // Items inside a function are not reachable from outside it.
+        let scope = std::mem::replace(&mut self.exported_scope, false);
         syn::visit::visit_item_fn(self, f);
+        self.exported_scope = scope;
         self.owner = saved;
+    }
+    fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
+        let saved = self.exported_scope;
+        self.exported_scope = exported_scope(saved, m);
+        syn::visit::visit_item_mod(self, m);
+        self.exported_scope = saved;
     }
     fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
         self.ix
@@ -198,6 +220,7 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
                 file: self.file,
                 // A trait impl's methods are as visible as the trait.
                 public: self.trait_impl || !matches!(f.vis, syn::Visibility::Inherited),
+                exported: !self.trait_impl && matches!(f.vis, syn::Visibility::Public(_)),
                 owner: self.owner.clone(),
                 sig: &f.sig,
                 block: &f.block,

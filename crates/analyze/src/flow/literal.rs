@@ -1,6 +1,8 @@
 //! The rule for struct literals: a handle moved into a confined field stays one handle (see
 //! `fields.rs`); into any other field it is stored (conservative), and many if a public method
-//! of the struct clones that field; a closure stored in an `FnOnce` field runs at most once.
+//! of the struct clones that field, or if other crates get the struct and may use that field
+//! from several threads at once (see `api.rs`); a closure stored in an `FnOnce` field runs at
+//! most once.
 
 use super::*;
 
@@ -26,9 +28,13 @@ impl Walker<'_, '_> {
                 if let Some(n) = &name
                     && self.ix.fields.structs.get(n).is_some_and(|d| d.len() == 1)
                     && self.ix.fields.public.contains(n)
-                    && let Some(m) = self.ix.fields.cloned_by.get(&(n.clone(), field))
+                    && let Some(m) = self.ix.fields.cloned_by.get(&(n.clone(), field.clone()))
                 {
                     let why = format!("cloned by {n}::{m}, which may run any number of times");
+                    self.many_handle(why, f.expr.span());
+                } else if let Some(n) = &name
+                    && let Some(why) = self.users_share(n, &field)
+                {
                     self.many_handle(why, f.expr.span());
                 }
             } else if let Some(n) = &name

@@ -13,7 +13,8 @@
 //! and starts one walk per side; `walker.rs` holds a walk's state and its rules; `dispatch.rs`
 //! sends each expression form to its rule (`method_call.rs`, `call.rs`, `literal.rs`,
 //! `loops.rs`, or a short one of its own); `calls.rs` follows handles into the crate's own
-//! functions. The README's table lists the rules construct by construct.
+//! functions; `api.rs` holds the rule for a library's structs in other crates' hands. The
+//! README's table lists the rules construct by construct.
 
 use crate::discover::{Crate, Note};
 use crate::resolve::Imports;
@@ -23,6 +24,7 @@ use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
+mod api;
 mod call;
 mod calls;
 mod dispatch;
@@ -34,6 +36,7 @@ mod loops;
 mod method_call;
 mod walker;
 
+use api::*;
 use calls::*;
 use fields::*;
 use finder::*;
@@ -66,6 +69,7 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
             file: i,
             owner: None,
             trait_impl: false,
+            exported_scope: f.public,
         };
         c.visit_file(&f.ast);
     }
@@ -85,11 +89,16 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
             trait_impl: false,
             method: None,
             immediate: HashSet::new(),
+            exported_scope: f.public,
+            api: None,
+            impl_trait: None,
+            handed: HashSet::new(),
         };
         scan.visit_file(&f.ast);
     }
     ix.fields.resolve_shared();
     ix.fields.resolve_not_sync(&ix.imports);
+    ix.fields.resolve_api_sync(&ix.imports);
     let mut out = Vec::new();
     let mut notes = Vec::new();
     for (i, f) in krate.files.iter().enumerate() {
@@ -103,6 +112,7 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
             owner: None,
             cur: None,
             trait_impl: false,
+            exported_scope: f.public,
         };
         finder.visit_file(&f.ast);
     }

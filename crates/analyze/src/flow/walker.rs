@@ -868,6 +868,7 @@ impl Walker<'_, '_> {
                 self.cur.replace(CurFn {
                     name: name.to_string(),
                     public: def.public,
+                    exported: def.exported,
                     sig: def.sig,
                     block: def.block,
                 }),

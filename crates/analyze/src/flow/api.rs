@@ -1,0 +1,434 @@
+//! The rule for a handle stored in a struct that a library hands to its users: when the struct
+//! is public and reachable from outside the crate, the function storing the handle is public and
+//! returns the struct, and a public method operates on the handle's field, other crates decide
+//! how many threads run that method. Two ways let them run it on several threads at once:
+//!
+//! - the struct derives `Clone`: each clone is one more holder, and may be moved to a thread of
+//!   its own (any receiver: `self`, `&mut self` or `&self`);
+//! - the struct is `Sync`, proved from the declared types of its fields, and the method takes
+//!   `&self`: one value shared by `&` or an `Arc` serves every thread.
+//!
+//! A method that hands out a clone of the handle (in a struct literal, as a call's argument or
+//! as its value) makes one more handle per call, whatever the struct; and a public field of a
+//! struct that is `Clone` or `Sync` is used by whoever holds the struct. The struct may also be
+//! held (in an `Arc`, a `Mutex`, ...) by a field of the one the function returns, when the
+//! method reaches the handle through that field (`self.inner.lock().unwrap().tx.send(..)`).
+//!
+//! Each makes the side *many*, exactly: more than one thread may use it at once, how many is
+//! the users' choice. This is the reasoning of a library author who sizes a queue for callers
+//! they do not know, and it holds only for a library target (a binary's `pub` items have no
+//! other callers).
+//!
+//! `Sync` is proved, never assumed: every field type must be one the rule knows to be `Sync`
+//! (see [`SYNC_STD`]: std's scalars, strings, collections, smart pointers, locks and atomics
+//! with `Sync` arguments, std's `Sender` and `SyncSender`, crossbeam-channel's and flume's
+//! handles), a type parameter (the user may choose a `Sync` one), or a struct or enum of the
+//! crate proved the same way (a fixpoint), or one with an `unsafe impl Sync`. A type from
+//! another crate, a trait object without `+ Sync`, a raw pointer, `Rc`, `Cell` or std's
+//! `Receiver` leaves it unproved, and the rule does not apply.
+
+use super::*;
+
+/// Types of std (by their last segment, whatever their module) that are `Sync` when their type
+/// arguments are, with the crate their canonical path must start with. Single-segment names of
+/// the prelude (`Vec`, `Option`, `String`, ...) need no import.
+const SYNC_STD: &[&str] = &[
+    "bool",
+    "char",
+    "str",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "f32",
+    "f64",
+    "String",
+    "Vec",
+    "Option",
+    "Result",
+    "Box",
+    "VecDeque",
+    "HashMap",
+    "HashSet",
+    "BTreeMap",
+    "BTreeSet",
+    "BinaryHeap",
+    "PathBuf",
+    "Path",
+    "OsString",
+    "Duration",
+    "Instant",
+    "SystemTime",
+    "Arc",
+    "Mutex",
+    "RwLock",
+    "Condvar",
+    "Barrier",
+    "Once",
+    "OnceLock",
+    "PhantomData",
+    "AtomicBool",
+    "AtomicUsize",
+    "AtomicIsize",
+    "AtomicU8",
+    "AtomicU16",
+    "AtomicU32",
+    "AtomicU64",
+    "AtomicI8",
+    "AtomicI16",
+    "AtomicI32",
+    "AtomicI64",
+    "JoinHandle",
+    "Thread",
+    "Sender",
+    "SyncSender",
+];
+
+/// The names of [`SYNC_STD`] that the prelude (or the language) provides without a `use`.
+const PRELUDE: &[&str] = &[
+    "bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64",
+    "i128", "isize", "f32", "f64", "String", "Vec", "Option", "Result", "Box",
+];
+
+/// A struct or enum of the crate, as the rule needs it.
+pub(super) struct Holder {
+    pub(super) file: usize,
+    /// Declared `pub` (not `pub(crate)`).
+    pub(super) public: bool,
+    /// Declared `pub` in a module reachable from outside the crate.
+    pub(super) exported: bool,
+    pub(super) derives_clone: bool,
+    /// Its fields declared `pub` (not `pub(crate)`): other crates use them directly.
+    pub(super) pub_fields: HashSet<String>,
+    /// Its type parameters.
+    pub(super) generics: Vec<String>,
+    /// Its fields' (or variants' fields') declared types.
+    pub(super) tys: Vec<syn::Type>,
+}
+
+/// A method other crates can call that operates on a field of its `self` (see
+/// [`Fields::api_ops`]).
+#[derive(Clone)]
+pub(super) struct ApiOp {
+    pub(super) method: String,
+    /// Whether it takes `&self`.
+    pub(super) shared: bool,
+    /// The trait it implements, if any: callable from outside only when that trait is another
+    /// crate's or an exported one of this crate.
+    pub(super) of_trait: Option<String>,
+    /// Whether the use is a clone handed on (a struct literal's field, a call's argument, the
+    /// method's value): each call hands out one more handle, which may go to another thread.
+    pub(super) clones: bool,
+}
+
+/// The fields from `self` to the handle that `mc` uses (`self.f.send(..)`: `[f]`;
+/// `self.inner.lock().unwrap().f.send(..)`: `[inner, f]`), and whether it clones it.
+pub(super) fn api_use(mc: &syn::ExprMethodCall) -> Option<(Vec<String>, bool)> {
+    // Queries such as `len` are left out: a thread that only asks is not a producer or a
+    // consumer.
+    let m = mc.method.to_string();
+    if !(OPERATIONS.contains(&m.as_str()) || matches!(m.as_str(), "iter" | "try_iter" | "clone")) {
+        return None;
+    }
+    let mut path = Vec::new();
+    let mut r = &*mc.receiver;
+    loop {
+        match through(r) {
+            syn::Expr::Reference(p) => r = &p.expr,
+            syn::Expr::Field(f) => {
+                path.push(member_name(&f.member));
+                r = &f.base;
+            }
+            syn::Expr::Path(p) if p.path.is_ident("self") && !path.is_empty() => {
+                path.reverse();
+                return Some((path, mc.method == "clone"));
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Whether `t` mentions a type that is never `Send`: `Rc`, a raw pointer, `NonNull`, or a lock
+/// guard. (What the argument of a `Mutex` or of a channel handle must not be for the holder to
+/// be `Sync`; any other argument is taken to be `Send`, as a channel's element must be for the
+/// library's own thread to receive it.)
+fn known_not_send(t: &syn::Type) -> bool {
+    struct V(bool);
+    impl<'a> Visit<'a> for V {
+        fn visit_type_ptr(&mut self, _: &'a syn::TypePtr) {
+            self.0 = true;
+        }
+        fn visit_path_segment(&mut self, s: &'a syn::PathSegment) {
+            if matches!(
+                s.ident.to_string().as_str(),
+                "Rc" | "NonNull" | "MutexGuard" | "RwLockReadGuard" | "RwLockWriteGuard"
+            ) {
+                self.0 = true;
+            }
+            syn::visit::visit_path_segment(self, s);
+        }
+    }
+    let mut v = V(false);
+    v.visit_type(t);
+    v.0
+}
+
+/// Whether `t`, written in `file`, is `Sync` by the rules of the module documentation; `known`
+/// holds the crate's types proved so far, `generics` the type parameters in scope.
+fn sync_type(
+    t: &syn::Type,
+    file: usize,
+    imports: &[Imports],
+    fields: &Fields,
+    known: &HashSet<String>,
+    generics: &[String],
+) -> bool {
+    let again = |t: &syn::Type| sync_type(t, file, imports, fields, known, generics);
+    match t {
+        syn::Type::Reference(r) => again(&r.elem),
+        syn::Type::Paren(p) => again(&p.elem),
+        syn::Type::Group(g) => again(&g.elem),
+        syn::Type::Array(a) => again(&a.elem),
+        syn::Type::Slice(a) => again(&a.elem),
+        syn::Type::Tuple(tu) => tu.elems.iter().all(again),
+        syn::Type::Never(_) => true,
+        syn::Type::TraitObject(o) => o.bounds.iter().any(|b| {
+            matches!(b, syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| s.ident == "Sync"))
+        }),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            // A `Mutex` and a channel handle are `Sync` when their argument is only `Send`.
+            let send_only = matches!(
+                name.as_str(),
+                "Mutex" | "Sender" | "SyncSender" | "Receiver"
+            );
+            let args_ok = match &last.arguments {
+                syn::PathArguments::None => true,
+                syn::PathArguments::AngleBracketed(a) => a.args.iter().all(|g| match g {
+                    syn::GenericArgument::Type(t) if send_only => !known_not_send(t),
+                    syn::GenericArgument::Type(t) => again(t),
+                    syn::GenericArgument::Lifetime(_) | syn::GenericArgument::Const(_) => true,
+                    _ => false,
+                }),
+                syn::PathArguments::Parenthesized(_) => false,
+            };
+            if !args_ok {
+                return false;
+            }
+            if p.path.segments.len() == 1 && generics.contains(&name) {
+                return true;
+            }
+            // Every path it may name where it is written (`#[cfg]` alternatives, globs) must be
+            // `Sync`.
+            imports[file].canonical_all(&p.path).iter().all(|canon| {
+                let of_crate = fields.holders.contains_key(&name)
+                    && (canon.len() == 1 || matches!(canon[0].as_str(), "crate" | "self" | "super"));
+                if of_crate {
+                    return known.contains(&name);
+                }
+                match canon.first().map(String::as_str) {
+                    _ if canon.len() == 1 => PRELUDE.contains(&name.as_str()),
+                    Some("std" | "core" | "alloc") => {
+                        SYNC_STD.contains(&name.as_str())
+                            && *canon != ["std", "sync", "mpsc", "Receiver"]
+                            // `std::rc::Weak` is neither `Send` nor `Sync`.
+                            && !(name == "Weak" || canon.iter().any(|s| s == "rc" || s == "cell"))
+                    }
+                    Some("crossbeam_channel" | "flume") => {
+                        matches!(name.as_str(), "Sender" | "Receiver")
+                    }
+                    _ => false,
+                }
+            })
+        }
+        _ => false,
+    }
+}
+
+impl Fields {
+    /// Computes [`Fields::api_sync`] (a fixpoint over the crate's structs and enums; a name
+    /// defined twice is never proved).
+    pub(super) fn resolve_api_sync(&mut self, imports: &[Imports]) {
+        let mut known: HashSet<String> = HashSet::new();
+        loop {
+            let mut changed = false;
+            for (name, defs) in &self.holders {
+                if known.contains(name) {
+                    continue;
+                }
+                let [h] = defs.as_slice() else { continue };
+                if self.sync.contains(name)
+                    || h.tys
+                        .iter()
+                        .all(|t| sync_type(t, h.file, imports, self, &known, &h.generics))
+                {
+                    known.insert(name.clone());
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.api_sync = known;
+    }
+
+    /// The one definition the struct literal `name { .. }` written in `file` builds: the
+    /// crate's only struct of that name, or the only one defined in `file`.
+    fn holder(&self, name: &str, file: usize) -> Option<&Holder> {
+        let defs = self.holders.get(name)?;
+        match defs.as_slice() {
+            [h] => Some(h),
+            _ => {
+                let mut here = defs.iter().filter(|h| h.file == file);
+                let h = here.next()?;
+                here.next().is_none().then_some(h)
+            }
+        }
+    }
+
+    /// Whether other crates can name the type `name` (seen from `file`).
+    pub(super) fn exported(&self, name: &str, file: usize) -> bool {
+        self.holder(name, file)
+            .is_some_and(|h| h.exported || (h.public && self.reexported.contains(name)))
+    }
+
+    /// Why a handle stored in field `field` of a struct `name` built in `file`, by a function
+    /// with signature `sig` of impl `owner`, is used by many threads at once (the module
+    /// documentation's rule), or `None` when the rule does not prove it. The struct is the one
+    /// handed out, or is held (in an `Arc`, a `Mutex`, ...) by a field of the one handed out.
+    pub(super) fn used_by_users(
+        &self,
+        name: &str,
+        field: &str,
+        file: usize,
+        builder: (&syn::Signature, bool, &Option<String>),
+    ) -> Option<String> {
+        let (sig, builder_exported, owner) = builder;
+        if !builder_exported {
+            return None;
+        }
+        // The function building it hands it to its caller, who is another crate's.
+        let syn::ReturnType::Type(_, ret) = &sig.output else {
+            return None;
+        };
+        let mut returned = HashSet::new();
+        type_idents(ret, &mut returned);
+        if returned.remove("Self")
+            && let Some(o) = owner
+        {
+            returned.insert(o.clone());
+        }
+        // (the type handed out, the fields from it to the handle)
+        let mut candidates = vec![(name.to_string(), vec![field.to_string()])];
+        for ((outer, g), t) in &self.field_types {
+            let mut ids = HashSet::new();
+            type_idents(t, &mut ids);
+            if outer != name && ids.contains(name) {
+                candidates.push((outer.clone(), vec![g.clone(), field.to_string()]));
+            }
+        }
+        candidates.sort();
+        for (t, path) in candidates {
+            if !returned.contains(&t) || !self.exported(&t, file) {
+                continue;
+            }
+            let Some(h) = self.holder(&t, file) else {
+                continue;
+            };
+            let several = self.holders.get(&t).is_some_and(|d| d.len() > 1);
+            // Of several impls of a name defined in several files, only those in the holder's
+            // file; a trait's methods only when the trait is another crate's or exported.
+            let callable = |op: &&(usize, ApiOp)| {
+                (!several || op.0 == h.file)
+                    && op.1.of_trait.as_ref().is_none_or(|tr| {
+                        self.traits
+                            .get(tr)
+                            .is_none_or(|defs| defs.iter().all(|exported| *exported))
+                    })
+            };
+            let via = if t == name {
+                format!("stored in {t}")
+            } else {
+                format!("stored in {name}, held by {t}.{}", path[0])
+            };
+            // A public field of the struct handed out is used by whoever holds the struct.
+            if t == name
+                && h.pub_fields.contains(field)
+                && (h.derives_clone || self.api_sync.contains(&t))
+            {
+                let how = if h.derives_clone {
+                    "may clone (it derives Clone)"
+                } else {
+                    "may share (it is Sync by its fields' types)"
+                };
+                return Some(format!(
+                    "{via}, which other crates get and {how}, in its public field {field}: \
+                     any number of threads may use it at once"
+                ));
+            }
+            let Some(ops) = self.api_ops.get(&(t.clone(), path.join("."))) else {
+                continue;
+            };
+            if let Some((_, op)) = ops.iter().filter(|o| o.1.clones).find(callable) {
+                return Some(format!(
+                    "{via}, which other crates get, and {t}::{} clones it: each call hands out \
+                     one more handle",
+                    op.method
+                ));
+            }
+            if h.derives_clone
+                && let Some((_, op)) = ops.iter().find(callable)
+            {
+                return Some(format!(
+                    "{via}, which other crates get and may clone (it derives Clone), and \
+                     {t}::{} uses it: each clone may run on a thread of its own",
+                    op.method
+                ));
+            }
+            if self.api_sync.contains(&t)
+                && let Some((_, op)) = ops.iter().filter(|o| o.1.shared).find(callable)
+            {
+                return Some(format!(
+                    "{via}, which other crates get and is Sync (by its fields' types), and \
+                     {t}::{}(&self) uses it: any number of threads may call it at once",
+                    op.method
+                ));
+            }
+        }
+        None
+    }
+}
+
+impl Walker<'_, '_> {
+    /// Why the handle stored in field `field` of a struct `name` is used by many threads at once
+    /// (the module documentation's rule), in a library target.
+    pub(super) fn users_share(&self, name: &str, field: &str) -> Option<String> {
+        if !self.ix.krate.lib {
+            return None;
+        }
+        let cur = self.cur.as_ref()?;
+        // A method is as reachable as its type; a free function as its module (in `exported`).
+        let reachable = match &self.owner {
+            Some(o) => self.ix.fields.exported(o, self.file),
+            None => true,
+        };
+        self.ix.fields.used_by_users(
+            name,
+            field,
+            self.file,
+            (cur.sig, cur.exported && reachable, &self.owner),
+        )
+    }
+}
