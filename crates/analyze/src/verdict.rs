@@ -102,6 +102,68 @@ impl Side {
         }
     }
 
+    /// The verdict for a channel made at one site whose handles are followed along several
+    /// alternative paths (each call of the function making it): the largest count wins; a
+    /// refusal or a lower bound on either path makes the whole one.
+    pub fn alternative(self, other: Side) -> Side {
+        match (self, other) {
+            (r @ Side::Refused { .. }, _) | (_, r @ Side::Refused { .. }) => r,
+            (a @ Side::Exact { count: ca, .. }, b @ Side::Exact { count: cb, .. }) => {
+                let a_larger = match (ca.value(), cb.value()) {
+                    (Some(x), Some(y)) => x >= y,
+                    (None, _) => true,
+                    (Some(_), None) => false,
+                };
+                if a_larger { a } else { b }
+            }
+            (c @ Side::Conservative { .. }, e) | (e, c @ Side::Conservative { .. }) => {
+                let Side::Conservative {
+                    at_least,
+                    reason,
+                    site,
+                } = c
+                else {
+                    unreachable!("matched as conservative")
+                };
+                let other = e.lower_bound().unwrap_or(Count::One);
+                let larger = match (at_least.value(), other.value()) {
+                    (Some(x), Some(y)) => Count::of(x.max(y)),
+                    _ => Count::Many,
+                };
+                Side::Conservative {
+                    at_least: larger,
+                    reason,
+                    site,
+                }
+            }
+        }
+    }
+
+    /// The verdict for a channel made in one branch of a function whose callers gave `sides`
+    /// and disagree, where which callers reach that branch is not known: a refusal if any
+    /// refuses, else at least the smallest count at `site`.
+    pub fn branches(sides: Vec<Side>, site: &Site) -> Side {
+        let mut least: Option<Count> = None;
+        for s in sides {
+            let Some(c) = s.lower_bound() else { return s };
+            least = Some(match (least.and_then(Count::value), c.value()) {
+                (Some(x), Some(y)) => Count::of(x.min(y)),
+                (Some(_), None) => least.expect("set"),
+                (None, _) => c,
+            });
+        }
+        let at_least = match least {
+            Some(c) if c.value() != Some(0) => c,
+            _ => Count::One,
+        };
+        Side::Conservative {
+            at_least,
+            reason: "made in one of several branches, reached by callers that use it differently"
+                .into(),
+            site: site.clone(),
+        }
+    }
+
     /// One verdict for a side whose source is compiled into two targets (a module shared by
     /// several test crates) that gave `self` and `other`: the same verdict when they agree, a
     /// refusal when either refuses, else at least the larger of the two at `site`.
@@ -173,6 +235,47 @@ mod tests {
         assert_eq!(refused.clone().merge(exact(2), &at), refused);
         match exact(1).merge(exact(3), &at) {
             Side::Conservative { at_least, .. } => assert_eq!(at_least, Count::N(3)),
+            s => panic!("{s:?}"),
+        }
+    }
+
+    #[test]
+    fn alternatives_keep_the_largest() {
+        let at = Site {
+            file: "src/lib.rs".into(),
+            line: 9,
+            column: 5,
+        };
+        let exact = |n| Side::Exact {
+            count: Count::of(n),
+            threads: Vec::new(),
+            constructing: false,
+            why: None,
+        };
+        let many = Side::Exact {
+            count: Count::Many,
+            threads: Vec::new(),
+            constructing: false,
+            why: Some(("cloned in a loop".into(), at.clone())),
+        };
+        let refused = Side::Refused {
+            reason: "returned".into(),
+            site: at.clone(),
+        };
+        let at_least = |n| Side::Conservative {
+            at_least: Count::of(n),
+            reason: "stored in a field".into(),
+            site: at.clone(),
+        };
+        assert_eq!(exact(1).alternative(exact(2)), exact(2));
+        assert_eq!(exact(2).alternative(exact(1)), exact(2));
+        assert_eq!(exact(2).alternative(many.clone()), many);
+        assert_eq!(exact(1).alternative(refused.clone()), refused);
+        assert_eq!(refused.clone().alternative(at_least(1)), refused);
+        assert_eq!(exact(3).alternative(at_least(1)), at_least(3));
+        assert_eq!(at_least(2).alternative(exact(1)), at_least(2));
+        match many.alternative(at_least(1)) {
+            Side::Conservative { at_least, .. } => assert_eq!(at_least, Count::Many),
             s => panic!("{s:?}"),
         }
     }

@@ -122,6 +122,16 @@ impl Finder<'_, '_> {
         &self,
         e: &'e syn::Expr,
     ) -> Option<(&'e syn::ExprCall, crate::resolve::Ctor)> {
+        // `{ use std::sync::mpsc; mpsc::channel() }`: the block's value.
+        if let syn::Expr::Block(b) = e
+            && b.label.is_none()
+            && let Some(syn::Stmt::Expr(tail, None)) = b.block.stmts.last()
+        {
+            return self.ctor_call(tail);
+        }
+        if let syn::Expr::Paren(p) = e {
+            return self.ctor_call(&p.expr);
+        }
         let syn::Expr::Call(c) = e else { return None };
         let syn::Expr::Path(p) = &*c.func else {
             return None;
@@ -154,6 +164,105 @@ impl Finder<'_, '_> {
             senders: reason.clone(),
             receivers: reason,
             func_span: (offset(text, fs.start()), offset(text, end)),
+        }
+    }
+
+    /// Constructors a function returns whole (its body's value, through blocks, `if`/`else` and
+    /// `match` arms): the channel is made at every call. For a private function with one
+    /// definition whose every call is bound by `let (tx, rx) = f(..)`, and whose every value is
+    /// such a constructor (or diverges: `return`, `panic!`, ...), each side is walked from each
+    /// caller. With one constructor, every caller's pair was made there: the largest count of
+    /// the callers' is exact. With several (one per branch), which callers reach which is not
+    /// known: exact when all callers agree, else at least the smallest. Otherwise both sides
+    /// are refused as returned.
+    pub(super) fn returned_ctors(&mut self, body: &syn::Block) {
+        fn tails<'e>(e: &'e syn::Expr, out: &mut Vec<&'e syn::Expr>) {
+            match e {
+                syn::Expr::If(i) => {
+                    match i.then_branch.stmts.last() {
+                        Some(syn::Stmt::Expr(t, None)) => tails(t, out),
+                        _ => out.push(e),
+                    }
+                    match &i.else_branch {
+                        Some((_, el)) => tails(el, out),
+                        None => out.push(e),
+                    }
+                }
+                syn::Expr::Match(m) => m.arms.iter().for_each(|a| tails(&a.body, out)),
+                syn::Expr::Block(b) if b.label.is_none() => match b.block.stmts.last() {
+                    Some(syn::Stmt::Expr(t, None)) => tails(t, out),
+                    _ => out.push(e),
+                },
+                syn::Expr::Paren(p) => tails(&p.expr, out),
+                _ => out.push(e),
+            }
+        }
+        fn diverges(e: &syn::Expr) -> bool {
+            match e {
+                syn::Expr::Return(_) => true,
+                syn::Expr::Macro(m) => m.mac.path.segments.last().is_some_and(|s| {
+                    matches!(
+                        s.ident.to_string().as_str(),
+                        "panic" | "unreachable" | "todo" | "unimplemented"
+                    )
+                }),
+                _ => false,
+            }
+        }
+        let Some(cur) = self.cur.clone() else { return };
+        let Some(syn::Stmt::Expr(tail, None)) = body.stmts.last() else {
+            return;
+        };
+        let mut found = Vec::new();
+        tails(tail, &mut found);
+        let ctors: Vec<_> = found.iter().filter_map(|e| self.ctor_call(e)).collect();
+        if ctors.is_empty() {
+            return;
+        }
+        let only_ctors = found
+            .iter()
+            .all(|e| diverges(e) || self.ctor_call(e).is_some());
+        let private = !cur.public && self.ix.fns.get(&cur.name).is_some_and(|d| d.len() == 1);
+        let callers = (only_ctors && private)
+            .then(|| {
+                let txs = let_callers(self.ix.krate, &cur.name, Some(0))?;
+                let rxs = let_callers(self.ix.krate, &cur.name, Some(1))?;
+                (!txs.is_empty() && txs.len() == rxs.len()).then_some((txs, rxs))
+            })
+            .flatten();
+        let several = ctors.len() > 1;
+        for (call, ctor) in ctors {
+            self.handled.insert(call as *const _ as usize);
+            let mut ch = self.channel(call, ctor);
+            let returned = Side::Refused {
+                reason: "returned from its function".into(),
+                site: ch.site.clone(),
+            };
+            ch.senders = returned.clone();
+            ch.receivers = returned;
+            if let Some((txs, rxs)) = &callers {
+                let std_rx = ch.constructor.starts_with("std::sync::mpsc::");
+                let walk = |callers: &[(usize, Option<String>, String, Vec<syn::Stmt>)],
+                            not_sync: bool| {
+                    let sides: Vec<Side> = callers
+                        .iter()
+                        .map(|(file, owner, name, rest)| {
+                            let at = (owner, &None, not_sync);
+                            side_named(self.ix, *file, at, name.clone(), rest, false)
+                        })
+                        .collect();
+                    if several && sides.windows(2).any(|w| w[0] != w[1]) {
+                        Side::branches(sides, &ch.site)
+                    } else {
+                        let mut it = sides.into_iter();
+                        let first = it.next().expect("callers is not empty");
+                        it.fold(first, Side::alternative)
+                    }
+                };
+                ch.senders = walk(txs, false);
+                ch.receivers = walk(rxs, std_rx);
+            }
+            self.out.push(ch);
         }
     }
 
@@ -206,6 +315,7 @@ impl<'a> Visit<'a> for Finder<'_, 'a> {
             block: &f.block,
         };
         let saved = self.cur.replace(cur);
+        self.returned_ctors(&f.block);
         let scope = std::mem::replace(&mut self.exported_scope, false);
         syn::visit::visit_item_fn(self, f);
         self.exported_scope = scope;
@@ -227,6 +337,7 @@ impl<'a> Visit<'a> for Finder<'_, 'a> {
             block: &f.block,
         };
         let saved = self.cur.replace(cur);
+        self.returned_ctors(&f.block);
         syn::visit::visit_impl_item_fn(self, f);
         self.cur = saved;
     }

@@ -36,9 +36,8 @@ pub(super) fn side<'a>(
     rest: &[syn::Stmt],
     is_fn_body: bool,
 ) -> Side {
-    let mut facts = SideFacts::default();
     if let syn::Pat::Wild(_) = unwrap_pat(pat) {
-        return verdict(facts);
+        return verdict(SideFacts::default());
     }
     let Some(name) = pat_ident(pat) else {
         return Side::Refused {
@@ -46,6 +45,19 @@ pub(super) fn side<'a>(
             site: site(ix.krate, file, pat.span()),
         };
     };
+    side_named(ix, file, (owner, cur, not_sync), name, rest, is_fn_body)
+}
+
+/// The verdict on a side bound to `name` before `rest`.
+pub(super) fn side_named<'a>(
+    ix: &Index<'a>,
+    file: usize,
+    (owner, cur, not_sync): (&Option<String>, &Option<CurFn<'a>>, bool),
+    name: String,
+    rest: &[syn::Stmt],
+    is_fn_body: bool,
+) -> Side {
+    let mut facts = SideFacts::default();
     facts.handles.push(Handle::default());
     let mut w = Walker {
         ix,
@@ -715,6 +727,11 @@ impl Walker<'_, '_> {
             {
                 self.many_handle("the struct holding it is cloned in a loop".into(), span);
             }
+        }
+        // A `#[cfg(..)]` binding may be compiled out (`let (tx, rx)` once per feature): it does
+        // not certainly shadow the names, so they stay followed.
+        if l.attrs.iter().any(|a| a.path().is_ident("cfg")) {
+            return;
         }
         for b in &binds {
             self.names.remove(b);
