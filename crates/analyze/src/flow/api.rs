@@ -1,6 +1,7 @@
 //! The rule for a handle stored in a struct that a library hands to its users: when the struct
 //! is public and reachable from outside the crate, the function storing the handle is public and
-//! returns the struct, and a public method operates on the handle's field, other crates decide
+//! returns the struct (or returns it to a public function of the crate that calls it, and
+//! returns it in turn), and a public method operates on the handle's field, other crates decide
 //! how many threads run that method. Two ways let them run it on several threads at once:
 //!
 //! - the struct derives `Clone`: each clone is one more holder, and may be moved to a thread of
@@ -313,23 +314,26 @@ impl Fields {
         name: &str,
         field: &str,
         file: usize,
-        builder: (&syn::Signature, bool, &Option<String>),
+        hand_out: &[(&syn::Signature, &Option<String>)],
     ) -> Option<String> {
-        let (sig, builder_exported, owner) = builder;
-        if !builder_exported {
-            return None;
-        }
-        // The function building it hands it to its caller, who is another crate's.
-        let syn::ReturnType::Type(_, ret) = &sig.output else {
-            return None;
+        // The types every function of the chain returns (the builder, then the exported
+        // function that calls it, if any): the last one's caller is another crate.
+        let returns = |sig: &syn::Signature, owner: &Option<String>| {
+            let mut returned = HashSet::new();
+            if let syn::ReturnType::Type(_, ret) = &sig.output {
+                type_idents(ret, &mut returned);
+            }
+            if returned.remove("Self")
+                && let Some(o) = owner
+            {
+                returned.insert(o.clone());
+            }
+            returned
         };
-        let mut returned = HashSet::new();
-        type_idents(ret, &mut returned);
-        if returned.remove("Self")
-            && let Some(o) = owner
-        {
-            returned.insert(o.clone());
-        }
+        // The builder returns the struct it builds (or the one holding it); the last function
+        // of the chain returns the one handed out.
+        let (first, last) = (hand_out.first()?, hand_out.last()?);
+        let (built, returned) = (returns(first.0, first.1), returns(last.0, last.1));
         // (the type handed out, the fields from it to the handle)
         let mut candidates = vec![(name.to_string(), vec![field.to_string()])];
         for ((outer, g), t) in &self.field_types {
@@ -341,7 +345,9 @@ impl Fields {
         }
         candidates.sort();
         for (t, path) in candidates {
-            if !returned.contains(&t) || !self.exported(&t, file) {
+            if !(returned.contains(&t) && (built.contains(&t) || built.contains(name)))
+                || !self.exported(&t, file)
+            {
                 continue;
             }
             let Some(h) = self.holder(&t, file) else {
@@ -420,15 +426,101 @@ impl Walker<'_, '_> {
         }
         let cur = self.cur.as_ref()?;
         // A method is as reachable as its type; a free function as its module (in `exported`).
-        let reachable = match &self.owner {
-            Some(o) => self.ix.fields.exported(o, self.file),
+        let reachable = |owner: &Option<String>, file: usize| match owner {
+            Some(o) => self.ix.fields.exported(o, file),
             None => true,
         };
-        self.ix.fields.used_by_users(
-            name,
-            field,
-            self.file,
-            (cur.sig, cur.exported && reachable, &self.owner),
-        )
+        let fields = &self.ix.fields;
+        if cur.exported && reachable(&self.owner, self.file) {
+            let why = fields.used_by_users(name, field, self.file, &[(cur.sig, &self.owner)]);
+            if why.is_some() {
+                return why;
+            }
+        }
+        // A builder other crates cannot call, whose value an exported function of the crate
+        // hands out (`pub fn new() -> Self { Self::with_capacity(16) }`): one of the structs
+        // built here reaches them.
+        let defs = self.ix.fns.get(&cur.name)?;
+        if defs.iter().filter(|d| d.owner == self.owner).count() != 1 {
+            return None;
+        }
+        let target = Callee {
+            name: &cur.name,
+            owner: self.owner.as_deref(),
+            unique: defs.len() == 1,
+        };
+        let mut callers: Vec<&FnDef<'_>> = self
+            .ix
+            .fns
+            .values()
+            .flatten()
+            .filter(|d| {
+                d.exported && reachable(&d.owner, d.file) && target.called_in(d.block, &d.owner)
+            })
+            .collect();
+        callers.sort_by_key(|d| (d.file, d.sig.ident.to_string()));
+        callers.into_iter().find_map(|d| {
+            let chain = [(cur.sig, &self.owner), (d.sig, &d.owner)];
+            fields.used_by_users(name, field, self.file, &chain)
+        })
+    }
+}
+
+/// A function of the crate, as calls name it.
+struct Callee<'n> {
+    name: &'n str,
+    /// The type of its `impl`.
+    owner: Option<&'n str>,
+    /// Whether no other function of the crate has its name (a method call may then be it).
+    unique: bool,
+}
+
+impl Callee<'_> {
+    /// Whether `body`, in an impl of `body_owner`, calls it: `f(..)` for a free function,
+    /// `T::f(..)` (or `Self::f(..)` inside `impl T`) for an associated one, `x.f(..)` only when
+    /// the name is unique.
+    fn called_in(&self, body: &syn::Block, body_owner: &Option<String>) -> bool {
+        struct Calls<'c, 'n> {
+            callee: &'c Callee<'n>,
+            body_owner: Option<&'c str>,
+            hit: bool,
+        }
+        impl<'a> Visit<'a> for Calls<'_, '_> {
+            fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+                if let syn::Expr::Path(p) = &*c.func {
+                    let segs: Vec<String> = p
+                        .path
+                        .segments
+                        .iter()
+                        .map(|s| s.ident.to_string())
+                        .collect();
+                    let hit = match (segs.as_slice(), self.callee.owner) {
+                        ([.., f], None) => {
+                            f == self.callee.name && (segs.len() == 1 || self.callee.unique)
+                        }
+                        ([.., t, f], Some(o)) => {
+                            f == self.callee.name
+                                && (t == o || (t == "Self" && self.body_owner == Some(o)))
+                        }
+                        _ => false,
+                    };
+                    self.hit |= hit;
+                }
+                syn::visit::visit_expr_call(self, c);
+            }
+            fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+                if self.callee.unique && m.method == self.callee.name {
+                    self.hit = true;
+                }
+                syn::visit::visit_expr_method_call(self, m);
+            }
+        }
+        let mut v = Calls {
+            callee: self,
+            body_owner: body_owner.as_deref(),
+            hit: false,
+        };
+        v.visit_block(body);
+        v.hit
     }
 }
