@@ -103,6 +103,17 @@ impl Fields {
     }
 }
 
+/// The type name recorded for a closure (no struct of the crate is named so).
+pub(super) const CLOSURE: &str = "{closure}";
+
+/// Whether a bound is `Fn(..)`, `FnMut(..)` or `FnOnce(..)`.
+pub(super) fn fn_bound(b: &syn::TypeParamBound) -> bool {
+    matches!(b, syn::TypeParamBound::Trait(t)
+    if t.path.segments.last().is_some_and(|s| {
+        matches!(s.ident.to_string().as_str(), "Fn" | "FnMut" | "FnOnce")
+    }))
+}
+
 /// The type a pattern's binding or an expression has, as far as it can be read off the syntax
 /// (`S { .. }`, `S::new(..)`, `Mutex::new(S { .. })`, an annotation): the last segment's name.
 pub(super) fn type_name(t: &syn::Type) -> Option<String> {
@@ -354,6 +365,9 @@ pub(super) struct FieldScan<'f, 'a> {
     pub(super) by_ref: bool,
     /// Type parameters in scope (a value of such a type may be any struct).
     pub(super) generics: Vec<String>,
+    /// Those of them bounded by `Fn`, `FnMut` or `FnOnce`: only a closure (or a function) can
+    /// be one, never a struct of the crate.
+    pub(super) fn_generics: Vec<String>,
     /// `Arc::new(..)` calls initialising a struct field: the field's declared type names what
     /// is shared.
     pub(super) typed: HashSet<*const syn::ExprCall>,
@@ -540,6 +554,7 @@ impl FieldScan<'_, '_> {
             syn::Expr::Paren(p) => self.guess(&p.expr),
             syn::Expr::Reference(r) => self.guess(&r.expr),
             syn::Expr::Lit(_) => Ok(Some(String::new())),
+            syn::Expr::Closure(_) => Ok(Some(CLOSURE.into())),
             syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
                 self.guess(&m.receiver)
             }
@@ -627,6 +642,20 @@ impl FieldScan<'_, '_> {
             return;
         }
         let Some(n) = pat_ident(pat) else { return };
+        // A closure's type (a parameter of a generic bounded by `Fn*`, or `impl Fn*`) is no
+        // struct of the crate.
+        let closure = ty.is_some_and(|t| match t {
+            syn::Type::ImplTrait(i) => i.bounds.iter().any(fn_bound),
+            _ => type_name(t).is_some_and(|n| self.fn_generics.contains(&n)),
+        });
+        if closure {
+            self.fields
+                .locals
+                .entry(n)
+                .or_default()
+                .push(Ok(Some(CLOSURE.into())));
+            return;
+        }
         let ty = match (ty.and_then(type_name), init.map(|e| self.guess(e))) {
             (Some(t), _) => Ok(Some(t)),
             (None, Some(Ok(t))) => Ok(t),
@@ -641,25 +670,37 @@ impl FieldScan<'_, '_> {
 impl<'a> Visit<'a> for FieldScan<'_, '_> {
     fn visit_generics(&mut self, g: &'a syn::Generics) {
         // Pushed for the rest of the item: popped by the item visitors below.
+        let where_bounds = g.where_clause.iter().flat_map(|w| &w.predicates);
         for p in g.type_params() {
             self.generics.push(p.ident.to_string());
+            let in_where = where_bounds.clone().any(|w| {
+                matches!(w, syn::WherePredicate::Type(t)
+                    if matches!(&t.bounded_ty, syn::Type::Path(b) if b.path.is_ident(&p.ident))
+                        && t.bounds.iter().any(fn_bound))
+            });
+            if p.bounds.iter().any(fn_bound) || in_where {
+                self.fn_generics.push(p.ident.to_string());
+            }
         }
         syn::visit::visit_generics(self, g);
     }
     fn visit_item(&mut self, i: &'a syn::Item) {
-        let n = self.generics.len();
+        let n = (self.generics.len(), self.fn_generics.len());
         syn::visit::visit_item(self, i);
-        self.generics.truncate(n);
+        self.generics.truncate(n.0);
+        self.fn_generics.truncate(n.1);
     }
     fn visit_impl_item(&mut self, i: &'a syn::ImplItem) {
-        let n = self.generics.len();
+        let n = (self.generics.len(), self.fn_generics.len());
         syn::visit::visit_impl_item(self, i);
-        self.generics.truncate(n);
+        self.generics.truncate(n.0);
+        self.fn_generics.truncate(n.1);
     }
     fn visit_trait_item(&mut self, i: &'a syn::TraitItem) {
-        let n = self.generics.len();
+        let n = (self.generics.len(), self.fn_generics.len());
         syn::visit::visit_trait_item(self, i);
-        self.generics.truncate(n);
+        self.generics.truncate(n.0);
+        self.fn_generics.truncate(n.1);
     }
     fn visit_local(&mut self, l: &'a syn::Local) {
         let ty = match &l.pat {

@@ -99,18 +99,22 @@ impl Walker<'_, '_> {
                     .collect()
             })
             .unwrap_or_default();
+        // A method whose parameter there is a struct or enum of the crate cannot be given the
+        // closure: not a candidate.
+        let closure_at = mc.args.iter().position(|a| self.as_closure(a).is_some());
+        let own: Vec<&FnDef<'_>> = own
+            .into_iter()
+            .filter(|d| closure_at.is_none_or(|i| self.accepts_closure(d.sig, i + 1)))
+            .collect();
         // A thread library's scope spawns its closure once, on a thread of its own.
         let on_scope = matches!(&*mc.receiver, syn::Expr::Path(p)
             if p.path.get_ident().is_some_and(|i| self.scope.scopes.contains(&i.to_string())));
         let once = match own.as_slice() {
             _ if on_scope && m == "spawn" => true,
             [] => true,
-            [d] => mc
-                .args
-                .iter()
-                .position(|a| self.as_closure(a).is_some())
-                .is_some_and(|i| job_runs_once(d.sig, i + 1)),
-            _ => false,
+            // Whichever of the crate's methods of that name it is (one, or several that agree):
+            // each runs the job at most once at a time.
+            defs => closure_at.is_some_and(|i| defs.iter().all(|d| job_runs_once(d.sig, i + 1))),
         };
         if once && (m.starts_with("spawn") || m.starts_with("execute")) {
             let cls: Vec<_> = mc
@@ -181,6 +185,22 @@ impl Walker<'_, '_> {
                 self.visit_expr(a);
             }
         }
+    }
+
+    /// Whether parameter `i` of `sig` may be given a closure: not when its type is a struct or
+    /// enum of the crate (by name, not one of the function's type parameters).
+    fn accepts_closure(&self, sig: &syn::Signature, i: usize) -> bool {
+        let Some(syn::FnArg::Typed(p)) = sig.inputs.iter().nth(i) else {
+            return false;
+        };
+        let syn::Type::Path(tp) = &*p.ty else {
+            return true;
+        };
+        let Some(last) = tp.path.segments.last() else {
+            return true;
+        };
+        let generic = sig.generics.type_params().any(|g| g.ident == last.ident);
+        generic || !self.ix.fields.holders.contains_key(&last.ident.to_string())
     }
 
     /// Whether `e` is an iterator chain over the handle (`rx.iter()`, `rx.try_iter()`,

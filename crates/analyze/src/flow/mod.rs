@@ -80,6 +80,7 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
             exclusive: false,
             by_ref: false,
             generics: Vec::new(),
+            fn_generics: Vec::new(),
             typed: HashSet::new(),
             arms: HashMap::new(),
             file: fi,
