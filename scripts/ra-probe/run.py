@@ -25,10 +25,20 @@ expected = {}
 for ch in tomllib.load(open(os.path.join(corpus_dir, "expected.toml"), "rb"))["channel"]:
     expected.setdefault(ch["crate"], []).append((ch["file"], ch["line"]))
 syn = {}
+# The syn walker's claims that a struct is Sync (its public-API rule, proved from the declared
+# types of the struct's fields), per crate: checked below against the trait solver's answer.
+sync_claims = {}
+section = None
 for line in open(syn_table):
     f = line.split()
     if len(f) == 8 and re.fullmatch(r"[\d.]+", f[7]) and f[0] != "total":
         syn[f[0]] = float(f[7])
+    if line.startswith("# "):
+        section = line[2:].strip()
+    m = re.search(r"stored in (\w+)(?:, held by (\w+)\.\w+)?, which other crates get and "
+                  r"(?:is Sync|may share \(it is Sync)", line)
+    if m and section:
+        sync_claims.setdefault(section, set()).add(m.group(2) or m.group(1))
 cargo_home = os.environ.get("CARGO_HOME", os.path.expanduser("~/.cargo"))
 os.makedirs(os.path.join(work, "out"), exist_ok=True)
 
@@ -63,7 +73,11 @@ for krate in crates:
     out = open(out_path).read()
     result = dict(kv.split("=", 1) for kv in next((l for l in out.splitlines() if l.startswith("RESULT")), "RESULT").split("\t")[1:])
     sites = []
+    holders = {}
     for l in out.splitlines():
+        if l.startswith("HOLDER\t"):
+            _, name, verdict = l.split("\t")
+            holders.setdefault(name, set()).add(verdict == "sync")
         if l.startswith("SITE\t"):
             where = l.split("\t")[1]
             f, n = where.rsplit(":", 1)
@@ -74,7 +88,7 @@ for krate in crates:
     extra = [s for s in sites if not any(s[0] == a[0] and abs(s[1] - a[1]) <= 2 for a in audited)]
     rows.append(dict(crate=nv, ok=p.returncode == 0, rss_mb=usage.ru_maxrss / 1024, result=result, audited=len(audited),
                      matched=len(matched), missed=missed, extra=len(extra), wall=wall,
-                     syn=syn.get(nv)))
+                     syn=syn.get(nv), holders=holders, sync_claims=sync_claims.get(nv, set())))
 
 def num(r, k, default=0.0):
     try:
@@ -111,3 +125,21 @@ print(f"peak resident memory of the probe: median {statistics.median(r['rss_mb']
 for r in rows:
     if r["missed"]:
         print(f"  not found in {r['crate']}: " + ", ".join(f"{f}:{n}" for f, n in r["missed"]))
+# Every struct the syn walker proved Sync (by a whitelist of field types) and the trait solver
+# also judged (it judges the structs holding a handle field): a claim the solver contradicts
+# would be a wrong `many`.
+agree, contradicted, unseen = 0, [], 0
+for r in rows:
+    for name in sorted(r["sync_claims"]):
+        verdicts = r["holders"].get(name)
+        if verdicts is None:
+            unseen += 1
+        elif verdicts == {True}:
+            agree += 1
+        else:
+            contradicted.append(f"{r['crate']}: {name}")
+claims = agree + len(contradicted) + unseen
+print(f"Sync proved by the syn walker's public-API rule: {claims} structs; the trait solver agrees on "
+      f"{agree}, contradicts {len(contradicted)}, does not judge {unseen} (no handle field of its own)")
+for c in contradicted:
+    print(f"  contradicted: {c}")

@@ -13,8 +13,9 @@
 //! - which field accesses read a handle, which struct holds each such field, and whether that
 //!   struct is `Sync` (the trait solver's answer, not the field types' names).
 //!
-//! It prints one `RESULT` line (times, counts, how many calls and method calls resolved) and one
-//! `SITE` line per constructor, mapped back from expansions to the file and line a user reads;
+//! It prints one `RESULT` line (times, counts, how many calls and method calls resolved), one
+//! `SITE` line per constructor and one `HOLDER` line per struct holding a handle field (its name
+//! and the trait solver's `Sync`), mapped back from expansions to the file and line a user reads;
 //! `scripts/ra-probe.sh` compares those with the corpora's audited truth and with the syn
 //! walker's time. Only the library, binary and `cfg(test)` code of the crate's `src/` is read
 //! (its tests/, examples/ and benches/ targets are skipped), as the reach corpora count it.
@@ -72,6 +73,8 @@ struct Found {
     handle_fields: usize,
     holders: BTreeSet<String>,
     holders_sync: usize,
+    /// Each holder's name and whether the trait solver finds it `Sync`.
+    holder_verdicts: Vec<(String, bool)>,
     expansions: usize,
     /// Constructor sites in the original files, and whether named without a call.
     sites: Vec<(ra_ap_hir::FileRange, bool)>,
@@ -234,16 +237,23 @@ impl Walk<'_, '_> {
         if !self.found.holders.insert(format!("{holder:?}")) {
             return;
         }
-        let holder_ty = match holder {
-            Variant::Struct(s) => Some(s.ty(self.db)),
-            Variant::Union(u) => Some(u.ty(self.db)),
-            Variant::EnumVariant(v) => Some(v.parent_enum(self.db).ty(self.db)),
+        let (holder_ty, name) = match holder {
+            Variant::Struct(s) => (s.ty(self.db), s.name(self.db)),
+            Variant::Union(u) => (u.ty(self.db), u.name(self.db)),
+            Variant::EnumVariant(v) => {
+                let e = v.parent_enum(self.db);
+                (e.ty(self.db), e.name(self.db))
+            }
         };
-        if let (Some(ty), Some(sync)) = (holder_ty, self.sync)
-            && ty.impls_trait(self.db, sync, &[])
-        {
+        let sync = self
+            .sync
+            .is_some_and(|sync| holder_ty.impls_trait(self.db, sync, &[]));
+        if sync {
             self.found.holders_sync += 1;
         }
+        self.found
+            .holder_verdicts
+            .push((name.as_str().to_string(), sync));
     }
 }
 
@@ -395,5 +405,11 @@ fn report(
     );
     for site in sites {
         println!("SITE\t{site}");
+    }
+    for (name, sync) in &found.holder_verdicts {
+        println!(
+            "HOLDER\t{name}\t{}",
+            if *sync { "sync" } else { "not-sync" }
+        );
     }
 }
