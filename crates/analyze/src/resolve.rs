@@ -205,6 +205,20 @@ impl Imports {
     }
 }
 
+impl Imports {
+    /// Every constructor `path` may name where it is written (one per `#[cfg]` alternative
+    /// import, see [`Imports::canonical_all`]); empty when it names none.
+    pub fn constructors_all(&self, path: &syn::Path) -> Vec<Ctor> {
+        let mut all: Vec<Ctor> = self
+            .canonical_all(path)
+            .iter()
+            .filter_map(|c| known(c))
+            .collect();
+        all.extend(self.constructor(path));
+        all
+    }
+}
+
 fn known(c: &[String]) -> Option<Ctor> {
     let s = c.join("::");
     KNOWN.iter().find(|(n, _)| *n == s).map(|(n, b)| Ctor {

@@ -15,6 +15,9 @@
 //! held (in an `Arc`, a `Mutex`, ...) by a field of the one the function returns, when the
 //! method reaches the handle through that field (`self.inner.lock().unwrap().tx.send(..)`).
 //!
+//! A handle that such a function returns is many too when it can be cloned: other crates may
+//! clone it onto any number of threads.
+//!
 //! Each makes the side *many*, exactly: more than one thread may use it at once, how many is
 //! the users' choice. This is the reasoning of a library author who sizes a queue for callers
 //! they do not know, and it holds only for a library target (a binary's `pub` items have no
@@ -463,6 +466,28 @@ impl Walker<'_, '_> {
             let chain = [(cur.sig, &self.owner), (d.sig, &d.owner)];
             fields.used_by_users(name, field, self.file, &chain)
         })
+    }
+}
+
+impl Walker<'_, '_> {
+    /// Why a handle that the function being walked returns is used by many threads at once: a
+    /// library's function other crates can call hands it to them, and it can be cloned (every
+    /// handle but a std receiver and welltempered's spsc ones), so they may clone it onto any
+    /// number of threads.
+    pub(super) fn returned_to_users(&self) -> Option<String> {
+        let cur = self.cur.as_ref()?;
+        let reachable = match &self.owner {
+            Some(o) => self.ix.fields.exported(o, self.file),
+            None => true,
+        };
+        (self.ix.krate.lib && self.stack.is_empty() && self.cloneable && cur.exported && reachable)
+            .then(|| {
+                format!(
+                    "returned to other crates by {}, which they may clone onto any number of \
+                     threads",
+                    cur.name
+                )
+            })
     }
 }
 

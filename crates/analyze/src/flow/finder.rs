@@ -140,6 +140,20 @@ impl Finder<'_, '_> {
         Some((c, ctor))
     }
 
+    /// Whether the constructor `call` names, in any configuration (`#[cfg]` alternative
+    /// imports), may make handles that cannot be cloned: welltempered's spsc ones (both sides),
+    /// and std's (its receiver).
+    pub(super) fn uncloneable(&self, call: &syn::ExprCall) -> (bool, bool) {
+        let syn::Expr::Path(p) = &*call.func else {
+            return (true, true);
+        };
+        let all = self.ix.imports[self.file].constructors_all(&p.path);
+        (
+            all.iter().any(|c| c.name.contains("::spsc::")),
+            all.iter().any(|c| c.name.starts_with("std::sync::mpsc::")),
+        )
+    }
+
     pub(super) fn channel(&self, call: &syn::ExprCall, ctor: crate::resolve::Ctor) -> Channel {
         let text = &self.ix.krate.files[self.file].text;
         let fs = call.func.span();
@@ -242,12 +256,14 @@ impl Finder<'_, '_> {
             ch.receivers = returned;
             if let Some((txs, rxs)) = &callers {
                 let std_rx = ch.constructor.starts_with("std::sync::mpsc::");
+                let (spsc, std_any) = self.uncloneable(call);
                 let walk = |callers: &[(usize, Option<String>, String, Vec<syn::Stmt>)],
-                            not_sync: bool| {
+                            not_sync: bool,
+                            cloneable: bool| {
                     let sides: Vec<Side> = callers
                         .iter()
                         .map(|(file, owner, name, rest)| {
-                            let at = (owner, &None, not_sync);
+                            let at = (owner, &None, not_sync, cloneable);
                             side_named(self.ix, *file, at, name.clone(), rest, false)
                         })
                         .collect();
@@ -259,8 +275,8 @@ impl Finder<'_, '_> {
                         it.fold(first, Side::alternative)
                     }
                 };
-                ch.senders = walk(txs, false);
-                ch.receivers = walk(rxs, std_rx);
+                ch.senders = walk(txs, false, !spsc);
+                ch.receivers = walk(rxs, std_rx, !spsc && !std_any);
             }
             self.out.push(ch);
         }
@@ -282,9 +298,10 @@ impl Finder<'_, '_> {
                 let elems: Vec<&syn::Pat> = t.elems.iter().collect();
                 // A std receiver is neither `Sync` nor `Clone`.
                 let std_rx = ch.constructor.starts_with("std::sync::mpsc::");
-                let at = (&self.owner, &self.cur, false);
+                let (spsc, std_any) = self.uncloneable(call);
+                let at = (&self.owner, &self.cur, false, !spsc);
                 ch.senders = side(self.ix, self.file, at, elems[0], rest, is_fn_body);
-                let at = (&self.owner, &self.cur, std_rx);
+                let at = (&self.owner, &self.cur, std_rx, !spsc && !std_any);
                 ch.receivers = side(self.ix, self.file, at, elems[1], rest, is_fn_body);
             }
             self.out.push(ch);

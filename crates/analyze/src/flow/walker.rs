@@ -31,7 +31,7 @@ pub(super) struct Place {
 pub(super) fn side<'a>(
     ix: &Index<'a>,
     file: usize,
-    (owner, cur, not_sync): (&Option<String>, &Option<CurFn<'a>>, bool),
+    (owner, cur, not_sync, cloneable): (&Option<String>, &Option<CurFn<'a>>, bool, bool),
     pat: &syn::Pat,
     rest: &[syn::Stmt],
     is_fn_body: bool,
@@ -45,14 +45,23 @@ pub(super) fn side<'a>(
             site: site(ix.krate, file, pat.span()),
         };
     };
-    side_named(ix, file, (owner, cur, not_sync), name, rest, is_fn_body)
+    side_named(
+        ix,
+        file,
+        (owner, cur, not_sync, cloneable),
+        name,
+        rest,
+        is_fn_body,
+    )
 }
 
-/// The verdict on a side bound to `name` before `rest`.
+/// The verdict on a side bound to `name` before `rest`: in the impl of `owner`, in function
+/// `cur`, of a handle that is not `Sync` (a std receiver) or can be cloned (every handle but a
+/// std receiver and welltempered's spsc ones).
 pub(super) fn side_named<'a>(
     ix: &Index<'a>,
     file: usize,
-    (owner, cur, not_sync): (&Option<String>, &Option<CurFn<'a>>, bool),
+    (owner, cur, not_sync, cloneable): (&Option<String>, &Option<CurFn<'a>>, bool, bool),
     name: String,
     rest: &[syn::Stmt],
     is_fn_body: bool,
@@ -73,6 +82,7 @@ pub(super) fn side_named<'a>(
         owner: owner.clone(),
         cur: cur.clone(),
         not_sync,
+        cloneable,
     };
     w.stmts(rest, is_fn_body);
     verdict(facts)
@@ -307,6 +317,8 @@ pub(super) struct Walker<'w, 'a> {
     pub(super) cur: Option<CurFn<'a>>,
     /// Whether the handle is not `Sync` (a std receiver).
     pub(super) not_sync: bool,
+    /// Whether the handle can be cloned (not a std receiver, nor welltempered's spsc handles).
+    pub(super) cloneable: bool,
 }
 
 /// The count a set of handles adds up to.
@@ -638,6 +650,13 @@ impl Walker<'_, '_> {
                                 && !cur.public
                                 && self.follow_return(&cur, &c, pos)
                             {
+                                continue;
+                            }
+                            if let Some(why) = self.returned_to_users() {
+                                if let Passes::Clone(s) = c {
+                                    self.new_handle(s);
+                                }
+                                self.many_handle(why, e.span());
                                 continue;
                             }
                             if let Passes::Clone(_) = c {
