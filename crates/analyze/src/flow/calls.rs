@@ -227,19 +227,48 @@ pub(super) fn cloned_in_loop(stmts: &[syn::Stmt], name: &str) -> Option<Span> {
 /// call of that name): the file, the impl's type, `x` and the statements after it; `None` when
 /// a call is anything else or the function is used as a value.
 #[allow(clippy::type_complexity)]
-pub(super) fn let_callers(
-    krate: &Crate,
-    name: &str,
-    pos: Option<usize>,
-) -> Option<Vec<(usize, Option<String>, String, Vec<syn::Stmt>)>> {
+/// A `let` binding the value of a call (see [`let_callers`]).
+pub(super) struct LetCaller {
+    /// The file it is in, the `impl`'s self type and the function it is in.
+    pub(super) file: usize,
+    pub(super) owner: Option<String>,
+    pub(super) func: Option<String>,
+    /// The name bound.
+    pub(super) name: String,
+    /// The statements after it.
+    pub(super) rest: Vec<syn::Stmt>,
+}
+
+impl LetCaller {
+    /// The function the binding is in, as a walk needs it: its one definition of that name in
+    /// that file and impl.
+    pub(super) fn function<'a>(&self, ix: &Index<'a>) -> Option<CurFn<'a>> {
+        let name = self.func.as_ref()?;
+        let defs = ix.fns.get(name)?;
+        let mut here = defs
+            .iter()
+            .filter(|d| d.file == self.file && d.owner == self.owner);
+        let d = here.next()?;
+        here.next().is_none().then(|| CurFn {
+            name: name.clone(),
+            public: d.public,
+            exported: d.exported,
+            sig: d.sig,
+            block: d.block,
+        })
+    }
+}
+
+pub(super) fn let_callers(krate: &Crate, name: &str, pos: Option<usize>) -> Option<Vec<LetCaller>> {
     struct LetCallers<'n> {
         name: &'n str,
         pos: Option<usize>,
         file: usize,
         owner: Option<String>,
+        func: Option<String>,
         bound: HashSet<usize>,
         calls: usize,
-        out: Vec<(usize, Option<String>, String, Vec<syn::Stmt>)>,
+        out: Vec<LetCaller>,
         bad: bool,
     }
     impl LetCallers<'_> {
@@ -283,6 +312,19 @@ pub(super) fn let_callers(
             syn::visit::visit_item_impl(self, i);
             self.owner = saved;
         }
+        fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+            let saved = (
+                self.owner.take(),
+                self.func.replace(f.sig.ident.to_string()),
+            );
+            syn::visit::visit_item_fn(self, f);
+            (self.owner, self.func) = saved;
+        }
+        fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
+            let saved = self.func.replace(f.sig.ident.to_string());
+            syn::visit::visit_impl_item_fn(self, f);
+            self.func = saved;
+        }
         fn visit_block(&mut self, b: &'a syn::Block) {
             for (i, st) in b.stmts.iter().enumerate() {
                 if let syn::Stmt::Local(l) = st
@@ -298,12 +340,13 @@ pub(super) fn let_callers(
                     match bound {
                         Some(x) => {
                             self.bound.insert(id);
-                            self.out.push((
-                                self.file,
-                                self.owner.clone(),
-                                x,
-                                b.stmts[i + 1..].to_vec(),
-                            ));
+                            self.out.push(LetCaller {
+                                file: self.file,
+                                owner: self.owner.clone(),
+                                func: self.func.clone(),
+                                name: x,
+                                rest: b.stmts[i + 1..].to_vec(),
+                            });
                         }
                         None => self.bad = true,
                     }
@@ -342,6 +385,7 @@ pub(super) fn let_callers(
         pos,
         file: 0,
         owner: None,
+        func: None,
         bound: HashSet::new(),
         calls: 0,
         out: Vec::new(),
@@ -625,24 +669,24 @@ impl Walker<'_, '_> {
         };
         let before = self.facts.handles.clone();
         let mut best: Option<Vec<Handle>> = None;
-        for (file, owner, name, rest) in &callers {
+        for caller in &callers {
             self.facts.handles = before.clone();
             let saved = (
                 self.handle,
-                std::mem::replace(&mut self.names, HashSet::from([name.clone()])),
+                std::mem::replace(&mut self.names, HashSet::from([caller.name.clone()])),
                 (
                     std::mem::take(&mut self.closures),
                     std::mem::take(&mut self.scope),
                 ),
                 self.file,
-                std::mem::replace(&mut self.owner, owner.clone()),
-                self.cur.take(),
+                std::mem::replace(&mut self.owner, caller.owner.clone()),
+                std::mem::replace(&mut self.cur, caller.function(self.ix)),
             );
             self.handle = handle;
-            self.file = *file;
+            self.file = caller.file;
             // The caller's stack frame: a return from it is not followed again.
-            self.stack.push((*file, cur.name.clone()));
-            self.stmts(rest, false);
+            self.stack.push((caller.file, cur.name.clone()));
+            self.stmts(&caller.rest, false);
             self.stack.pop();
             (
                 self.handle,

@@ -257,14 +257,12 @@ impl Finder<'_, '_> {
             if let Some((txs, rxs)) = &callers {
                 let std_rx = ch.constructor.starts_with("std::sync::mpsc::");
                 let (spsc, std_any) = self.uncloneable(call);
-                let walk = |callers: &[(usize, Option<String>, String, Vec<syn::Stmt>)],
-                            not_sync: bool,
-                            cloneable: bool| {
+                let walk = |callers: &[LetCaller], not_sync: bool, cloneable: bool| {
                     let sides: Vec<Side> = callers
                         .iter()
-                        .map(|(file, owner, name, rest)| {
-                            let at = (owner, &None, not_sync, cloneable);
-                            side_named(self.ix, *file, at, name.clone(), rest, false)
+                        .map(|c| {
+                            let at = (&c.owner, &c.function(self.ix), not_sync, cloneable);
+                            side_named(self.ix, c.file, at, c.name.clone(), &c.rest, false)
                         })
                         .collect();
                     if several && sides.windows(2).any(|w| w[0] != w[1]) {
@@ -326,7 +324,7 @@ impl<'a> Visit<'a> for Finder<'_, 'a> {
         self.fn_body = Some(&*f.block as *const _);
         let cur = CurFn {
             name: f.sig.ident.to_string(),
-            public: !matches!(f.vis, syn::Visibility::Inherited),
+            public: callable_outside(self.ix.krate.lib, false, &f.vis),
             exported: self.exported_scope && matches!(f.vis, syn::Visibility::Public(_)),
             sig: &f.sig,
             block: &f.block,
@@ -348,7 +346,7 @@ impl<'a> Visit<'a> for Finder<'_, 'a> {
         self.fn_body = Some(&f.block as *const _);
         let cur = CurFn {
             name: f.sig.ident.to_string(),
-            public: self.trait_impl || !matches!(f.vis, syn::Visibility::Inherited),
+            public: callable_outside(self.ix.krate.lib, self.trait_impl, &f.vis),
             exported: !self.trait_impl && matches!(f.vis, syn::Visibility::Public(_)),
             sig: &f.sig,
             block: &f.block,

@@ -6,6 +6,8 @@ use super::*;
 
 pub(super) struct FnDef<'a> {
     pub(super) file: usize,
+    /// Whether code outside the crate may call it (see [`callable_outside`]): then its callers
+    /// are not all in view.
     pub(super) public: bool,
     /// Other crates may call it: a `pub` (not `pub(crate)`) function in a module reachable from
     /// outside the crate, or a `pub` inherent method (as reachable as its type; see `api.rs`).
@@ -143,6 +145,15 @@ pub(super) struct Collect<'i, 'a> {
     pub(super) exported_scope: bool,
 }
 
+/// Whether code outside the crate may call a function: a trait impl's method (the trait's
+/// users call it), or a `pub` one of a library (a `pub` free function in a private module
+/// counts: a `pub use` may re-export it). `pub(crate)`, `pub(super)` and `pub(in ..)` ones, and
+/// every other function of a binary, test, example or bench, are called only where the crate's
+/// own sources show.
+pub(super) fn callable_outside(lib: bool, trait_impl: bool, vis: &syn::Visibility) -> bool {
+    trait_impl || (lib && matches!(vis, syn::Visibility::Public(_)))
+}
+
 /// Whether the items of module `m`, inside a scope whose items are reachable from outside the
 /// crate (`outer`), are too: a `pub mod`.
 pub(super) fn exported_scope(outer: bool, m: &syn::ItemMod) -> bool {
@@ -193,7 +204,7 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
             .or_default()
             .push(FnDef {
                 file: self.file,
-                public: !matches!(f.vis, syn::Visibility::Inherited),
+                public: callable_outside(self.ix.krate.lib, false, &f.vis),
                 exported: self.exported_scope && matches!(f.vis, syn::Visibility::Public(_)),
                 owner: None,
                 sig: &f.sig,
@@ -218,8 +229,7 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
             .or_default()
             .push(FnDef {
                 file: self.file,
-                // A trait impl's methods are as visible as the trait.
-                public: self.trait_impl || !matches!(f.vis, syn::Visibility::Inherited),
+                public: callable_outside(self.ix.krate.lib, self.trait_impl, &f.vis),
                 exported: !self.trait_impl && matches!(f.vis, syn::Visibility::Public(_)),
                 owner: self.owner.clone(),
                 sig: &f.sig,
