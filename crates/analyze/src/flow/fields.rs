@@ -382,8 +382,6 @@ pub(super) struct FieldScan<'f, 'a> {
     pub(super) owner: Option<String>,
     pub(super) trait_impl: bool,
     pub(super) method: Option<String>,
-    /// `self.f.clone()` calls that are only the receiver of another method call.
-    pub(super) immediate: HashSet<*const syn::ExprMethodCall>,
     /// Whether the items being scanned are reachable from outside the crate (a public file,
     /// inside `pub mod`s only).
     pub(super) exported_scope: bool,
@@ -891,9 +889,6 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         self.closures -= 1;
     }
     fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
-        if let syn::Expr::MethodCall(inner) = &*mc.receiver {
-            self.immediate.insert(inner as *const _);
-        }
         if mc.method == "clone"
             && mc.args.is_empty()
             && self.handed.contains(&(mc as *const _))

@@ -89,7 +89,6 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
             owner: None,
             trait_impl: false,
             method: None,
-            immediate: HashSet::new(),
             exported_scope: f.public,
             api: None,
             impl_trait: None,
