@@ -227,6 +227,31 @@ pub(super) fn cloned_in_loop(stmts: &[syn::Stmt], name: &str) -> Option<Span> {
 /// call of that name): the file, the impl's type, `x` and the statements after it; `None` when
 /// a call is anything else or the function is used as a value.
 #[allow(clippy::type_complexity)]
+/// Whether `body` has a `return` of its own (not one of a closure, an async block or a nested
+/// item) that may hand its callers another value: not `return None` or `return Err(..)`, which
+/// a caller binding the value through `?`, `unwrap` or `expect` never binds.
+pub(super) fn has_return(body: &syn::Block) -> bool {
+    struct Returns(bool);
+    impl<'a> Visit<'a> for Returns {
+        fn visit_expr_return(&mut self, r: &'a syn::ExprReturn) {
+            let failure = match r.expr.as_deref() {
+                Some(syn::Expr::Path(p)) => p.path.is_ident("None"),
+                Some(syn::Expr::Call(c)) => {
+                    matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Err"))
+                }
+                _ => false,
+            };
+            self.0 |= !failure;
+        }
+        fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'a syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut v = Returns(false);
+    v.visit_block(body);
+    v.0
+}
+
 /// A `let` binding the value of a call (see [`let_callers`]).
 pub(super) struct LetCaller {
     /// The file it is in, the `impl`'s self type and the function it is in.
@@ -657,7 +682,8 @@ impl Walker<'_, '_> {
         c: &Passes,
         pos: Option<usize>,
     ) -> bool {
-        if self.ix.fns.get(&cur.name).is_none_or(|d| d.len() != 1) {
+        // One definition, and no `return` that could hand the callers another value.
+        if self.ix.fns.get(&cur.name).is_none_or(|d| d.len() != 1) || has_return(cur.block) {
             return false;
         }
         let Some(callers) = let_callers(self.ix.krate, &cur.name, pos) else {

@@ -184,8 +184,8 @@ impl Finder<'_, '_> {
     /// Constructors a function returns whole (its body's value, through blocks, `if`/`else` and
     /// `match` arms): the channel is made at every call. For a private function with one
     /// definition whose every call is bound by `let (tx, rx) = f(..)`, and whose every value is
-    /// such a constructor (or diverges: `return`, `panic!`, ...), each side is walked from each
-    /// caller. With one constructor, every caller's pair was made there: the largest count of
+    /// such a constructor (or diverges: `panic!`, `unreachable!`, ...; no `return`, which may
+    /// hand out another pair), each side is walked from each caller. With one constructor, every caller's pair was made there: the largest count of
     /// the callers' is exact. With several (one per branch), which callers reach which is not
     /// known: exact when all callers agree, else at least the smallest. Otherwise both sides
     /// are refused as returned.
@@ -213,7 +213,6 @@ impl Finder<'_, '_> {
         }
         fn diverges(e: &syn::Expr) -> bool {
             match e {
-                syn::Expr::Return(_) => true,
                 syn::Expr::Macro(m) => m.mac.path.segments.last().is_some_and(|s| {
                     matches!(
                         s.ident.to_string().as_str(),
@@ -233,9 +232,11 @@ impl Finder<'_, '_> {
         if ctors.is_empty() {
             return;
         }
-        let only_ctors = found
-            .iter()
-            .all(|e| diverges(e) || self.ctor_call(e).is_some());
+        // A `return` may hand out another pair.
+        let only_ctors = !has_return(body)
+            && found
+                .iter()
+                .all(|e| diverges(e) || self.ctor_call(e).is_some());
         let private = !cur.public && self.ix.fns.get(&cur.name).is_some_and(|d| d.len() == 1);
         let callers = (only_ctors && private)
             .then(|| {
