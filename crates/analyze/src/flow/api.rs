@@ -308,10 +308,11 @@ impl Fields {
             .is_some_and(|h| h.exported || (h.public && self.reexported.contains(name)))
     }
 
-    /// Why a handle stored in field `field` of a struct `name` built in `file`, by a function
-    /// with signature `sig` of impl `owner`, is used by many threads at once (the module
-    /// documentation's rule), or `None` when the rule does not prove it. The struct is the one
-    /// handed out, or is held (in an `Arc`, a `Mutex`, ...) by a field of the one handed out.
+    /// Why a handle stored in field `field` of a struct `name` built in `file` is used by many
+    /// threads at once (the module documentation's rule), or `None` when the rule does not prove
+    /// it. `hand_out` is the chain of functions (signature, impl) that hands the struct to other
+    /// crates: the one building it, then possibly the exported one calling it. The struct is the
+    /// one handed out, or is held (in an `Arc`, a `Mutex`, ...) by a field of the one handed out.
     pub(super) fn used_by_users(
         &self,
         name: &str,
