@@ -9,12 +9,12 @@
 //! macros of the crate).
 //!
 //! Layout: this file runs the passes ([`analyze`]); `index.rs` indexes the crate's functions,
-//! macros and statics; `fields.rs` gathers the field facts; `finder.rs` finds the constructors
-//! and starts one walk per side; `walker.rs` holds a walk's state and its rules; `dispatch.rs`
-//! sends each expression form to its rule (`method_call.rs`, `call.rs`, `literal.rs`,
-//! `loops.rs`, or a short one of its own); `calls.rs` follows handles into the crate's own
-//! functions; `api.rs` holds the rule for a library's structs in other crates' hands. The
-//! README's table lists the rules construct by construct.
+//! macros and statics; `fields.rs` holds the field facts and `field_scan.rs` gathers them;
+//! `finder.rs` finds the constructors and starts one walk per side; `walker.rs` holds a walk's
+//! state and its rules; `dispatch.rs` sends each expression form to its rule (`method_call.rs`,
+//! `call.rs`, `literal.rs`, `loops.rs`, or a short one of its own); `calls.rs` follows handles into
+//! the crate's own functions; `api.rs` holds the rule for a library's structs in other crates'
+//! hands. The README's table lists the rules construct by construct.
 
 use crate::discover::{Crate, Note};
 use crate::resolve::Imports;
@@ -28,6 +28,7 @@ mod api;
 mod call;
 mod calls;
 mod dispatch;
+mod field_scan;
 mod fields;
 mod finder;
 mod index;
@@ -38,6 +39,7 @@ mod walker;
 
 use api::*;
 use calls::*;
+use field_scan::*;
 use fields::*;
 use finder::*;
 use index::*;

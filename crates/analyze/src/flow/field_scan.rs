@@ -1,0 +1,820 @@
+//! The field scan ([`FieldScan`]): the crate-wide pass that gathers the [`Fields`] facts, from
+//! every struct and enum definition, impl, field access, method call, binding and `Arc` of the
+//! crate, before any channel is followed.
+
+use super::*;
+
+/// Finds the field accesses that are not confined (see [`Fields`]).
+pub(super) struct FieldScan<'f, 'a> {
+    pub(super) fields: &'f mut Fields,
+    pub(super) fns: &'f HashMap<String, Vec<FnDef<'a>>>,
+    /// Whether the enclosing function takes `self` by value or `&mut self`.
+    pub(super) exclusive: bool,
+    /// Whether it takes `&self`.
+    pub(super) by_ref: bool,
+    /// Type parameters in scope (a value of such a type may be any struct).
+    pub(super) generics: Vec<String>,
+    /// Those of them bounded by `Fn`, `FnMut` or `FnOnce`: only a closure (or a function) can
+    /// be one, never a struct of the crate.
+    pub(super) fn_generics: Vec<String>,
+    /// `Arc::new(..)` calls initialising a struct field: the field's declared type names what
+    /// is shared.
+    pub(super) typed: HashSet<*const syn::ExprCall>,
+    /// Tuple-variant patterns of `match` arms, with the positions whose binding the arm only
+    /// operates on in place (or ignores).
+    pub(super) arms: HashMap<*const syn::PatTupleStruct, Vec<bool>>,
+    pub(super) file: usize,
+    pub(super) closures: usize,
+    pub(super) ok: HashSet<*const syn::ExprField>,
+    /// The `impl`'s self type, whether the impl is of a trait, and the method being scanned
+    /// (when it is callable from outside the crate: `pub`, or of a trait impl).
+    pub(super) owner: Option<String>,
+    pub(super) trait_impl: bool,
+    pub(super) method: Option<String>,
+    /// Whether the items being scanned are reachable from outside the crate (a public file,
+    /// inside `pub mod`s only).
+    pub(super) exported_scope: bool,
+    /// The method being scanned, when other crates can call it and it takes `self` (see
+    /// `api.rs`).
+    pub(super) api: Option<ApiOp>,
+    /// The trait of the impl being scanned.
+    pub(super) impl_trait: Option<String>,
+    /// Method calls whose value is handed on: a struct literal's field, a call's argument, a
+    /// method's tail or `return` value.
+    pub(super) handed: HashSet<*const syn::ExprMethodCall>,
+}
+
+/// The in-place receiver of a channel operation: `x` in `x.send(..)`, `x.as_ref().unwrap().recv()`.
+pub(super) fn in_place_receiver(mc: &syn::ExprMethodCall) -> Option<&syn::Expr> {
+    let m = mc.method.to_string();
+    (OPERATIONS.contains(&m.as_str()) || QUERIES.contains(&m.as_str()))
+        .then(|| through(&mc.receiver))
+}
+
+/// `e` without the accessors ([`THROUGH`]) and parentheses around it: `x` of
+/// `(x.lock().unwrap())`.
+pub(super) fn through(mut e: &syn::Expr) -> &syn::Expr {
+    loop {
+        match e {
+            syn::Expr::MethodCall(m)
+                if m.args.is_empty() && THROUGH.contains(&m.method.to_string().as_str()) =>
+            {
+                e = &m.receiver;
+            }
+            syn::Expr::Paren(p) => e = &p.expr,
+            _ => return e,
+        }
+    }
+}
+
+/// Whether parameter `name` is used in `body` only as the in-place receiver of channel
+/// operations, outside closures and macros.
+pub(super) fn param_in_place(body: &syn::Block, name: &str) -> bool {
+    struct ParamUses<'n> {
+        name: &'n str,
+        closures: usize,
+        ok: HashSet<*const syn::ExprPath>,
+        bad: bool,
+    }
+    impl<'a> Visit<'a> for ParamUses<'_> {
+        fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+            self.closures += 1;
+            syn::visit::visit_expr_closure(self, c);
+            self.closures -= 1;
+        }
+        fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
+            self.closures += 1;
+            syn::visit::visit_expr_async(self, a);
+            self.closures -= 1;
+        }
+        fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+            if let Some(syn::Expr::Path(p)) = in_place_receiver(mc) {
+                self.ok.insert(p as *const _);
+            }
+            syn::visit::visit_expr_method_call(self, mc);
+        }
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if p.path.is_ident(self.name)
+                && (self.closures > 0 || !self.ok.contains(&(p as *const _)))
+            {
+                self.bad = true;
+            }
+        }
+        fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
+            // A rebinding of the name: give up rather than track scopes.
+            if i.ident == self.name {
+                self.bad = true;
+            }
+            syn::visit::visit_pat_ident(self, i);
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            if mentions_tokens(&m.tokens, &HashSet::from([self.name.to_string()])) {
+                self.bad = true;
+            }
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut v = ParamUses {
+        name,
+        closures: 0,
+        ok: HashSet::new(),
+        bad: false,
+    };
+    v.visit_block(body);
+    !v.bad
+}
+
+/// Whether a `move` closure or an `async move` block in `stmts` names `x` (not counting macros:
+/// what they expand to is not read, and this decides a count of many).
+fn moved_into_closure(stmts: &[syn::Stmt], x: &str) -> bool {
+    struct Moved {
+        names: HashSet<String>,
+        hit: bool,
+    }
+    impl<'a> Visit<'a> for Moved {
+        fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+            if c.capture.is_some() && mentions(&c.body, &self.names) {
+                self.hit = true;
+            }
+            syn::visit::visit_expr_closure(self, c);
+        }
+        fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
+            if a.capture.is_some() && mentions(&syn::Expr::Async(a.clone()), &self.names) {
+                self.hit = true;
+            }
+            syn::visit::visit_expr_async(self, a);
+        }
+    }
+    let mut v = Moved {
+        names: HashSet::from([x.to_string()]),
+        hit: false,
+    };
+    for st in stmts {
+        v.visit_stmt(st);
+    }
+    v.hit
+}
+
+impl FieldScan<'_, '_> {
+    /// Records a struct or enum for `api.rs`.
+    fn holder(
+        &mut self,
+        ident: &syn::Ident,
+        vis: &syn::Visibility,
+        generics: &syn::Generics,
+        derives_clone: bool,
+        tys: Vec<syn::Type>,
+        pub_fields: HashSet<String>,
+    ) {
+        let public = matches!(vis, syn::Visibility::Public(_));
+        self.fields
+            .holders
+            .entry(ident.to_string())
+            .or_default()
+            .push(Holder {
+                file: self.file,
+                public,
+                exported: public && self.exported_scope,
+                derives_clone,
+                pub_fields,
+                generics: generics
+                    .type_params()
+                    .map(|p| p.ident.to_string())
+                    .collect(),
+                tys,
+            });
+    }
+
+    /// The type of `e` as far as the syntax tells (`Err` with a local's name to resolve later).
+    pub(super) fn guess(&self, e: &syn::Expr) -> Result<Option<String>, String> {
+        let seg = |p: &syn::Path, i: usize| -> Option<String> {
+            let n = p.segments.len();
+            let s = p.segments.iter().nth(n.checked_sub(i)?)?.ident.to_string();
+            if s == "Self" {
+                self.owner.clone()
+            } else {
+                Some(s)
+            }
+        };
+        match e {
+            syn::Expr::Struct(s) => Ok(seg(&s.path, 1)),
+            syn::Expr::Paren(p) => self.guess(&p.expr),
+            syn::Expr::Reference(r) => self.guess(&r.expr),
+            syn::Expr::Lit(_) => Ok(Some(String::new())),
+            syn::Expr::Closure(_) => Ok(Some(CLOSURE.into())),
+            syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
+                self.guess(&m.receiver)
+            }
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(p) = &*c.func else {
+                    return Ok(None);
+                };
+                let outer = seg(&p.path, 2);
+                if c.args.len() == 1
+                    && matches!(
+                        outer.as_deref(),
+                        Some("Mutex" | "RwLock" | "RefCell" | "Cell" | "Box" | "Some")
+                    )
+                {
+                    return self.guess(&c.args[0]);
+                }
+                if p.path.segments.len() == 1 {
+                    return Ok(seg(&p.path, 1).filter(|s| s.starts_with(char::is_uppercase)));
+                }
+                Ok(outer.filter(|s| s.starts_with(char::is_uppercase)))
+            }
+            syn::Expr::Path(p) => match p.path.get_ident() {
+                Some(i) => Err(i.to_string()),
+                None => Ok(None),
+            },
+            _ => Ok(None),
+        }
+    }
+
+    /// Records the type of `e`, put behind an `Arc`/`Rc`.
+    pub(super) fn share(&mut self, e: &syn::Expr) {
+        match e {
+            syn::Expr::Tuple(t) => {
+                for x in &t.elems {
+                    self.share(x);
+                }
+            }
+            syn::Expr::Path(p) if p.path.is_ident("self") => match &self.owner {
+                Some(o) => {
+                    self.fields.shared.insert(o.clone());
+                }
+                None => self.fields.unknown_shared = true,
+            },
+            syn::Expr::Struct(s) => {
+                for seg in &s.path.segments {
+                    self.fields.shared.insert(seg.ident.to_string());
+                }
+                if let Ok(Some(t)) = self.guess(e) {
+                    self.fields.shared.insert(t);
+                }
+            }
+            _ => match self.guess(e) {
+                // A container's element type is not read off the syntax.
+                Ok(Some(t)) if !self.generics.contains(&t) && !CONTAINERS.contains(&t.as_str()) => {
+                    self.fields.shared.insert(t);
+                }
+                Ok(_) => self.fields.unknown_shared = true,
+                Err(v) => {
+                    self.fields.arc_vars.insert(v);
+                }
+            },
+        }
+    }
+
+    pub(super) fn bind(
+        &mut self,
+        pat: &syn::Pat,
+        ty: Option<&syn::Type>,
+        init: Option<&syn::Expr>,
+    ) {
+        // `let (tx, rx) = channel()`: channel handles, not structs of the crate.
+        if let syn::Pat::Tuple(t) = unwrap_pat(pat)
+            && let Some(syn::Expr::Call(c)) = init
+            && last_seg(&c.func).is_some_and(|l| CHANNEL_FNS.contains(&l.as_str()))
+        {
+            for e in &t.elems {
+                if let Some(n) = pat_ident(e) {
+                    self.fields
+                        .locals
+                        .entry(n)
+                        .or_default()
+                        .push(Ok(Some(String::new())));
+                }
+            }
+            return;
+        }
+        let Some(n) = pat_ident(pat) else { return };
+        // A closure's type (a parameter of a generic bounded by `Fn*`, or `impl Fn*`) is no
+        // struct of the crate.
+        let closure = ty.is_some_and(|t| match t {
+            syn::Type::ImplTrait(i) => i.bounds.iter().any(fn_bound),
+            _ => type_name(t).is_some_and(|n| self.fn_generics.contains(&n)),
+        });
+        if closure {
+            self.fields
+                .locals
+                .entry(n)
+                .or_default()
+                .push(Ok(Some(CLOSURE.into())));
+            return;
+        }
+        let ty = match (ty.and_then(type_name), init.map(|e| self.guess(e))) {
+            (Some(t), _) => Ok(Some(t)),
+            (None, Some(Ok(t))) => Ok(t),
+            (None, Some(Err(w))) => Err(w),
+            (None, None) => Ok(None),
+        }
+        .map(|t| t.filter(|t| !self.generics.contains(t)));
+        self.fields.locals.entry(n).or_default().push(ty);
+    }
+}
+
+impl<'a> Visit<'a> for FieldScan<'_, '_> {
+    fn visit_generics(&mut self, g: &'a syn::Generics) {
+        // Pushed for the rest of the item: popped by the item visitors below.
+        let where_bounds = g.where_clause.iter().flat_map(|w| &w.predicates);
+        for p in g.type_params() {
+            self.generics.push(p.ident.to_string());
+            let in_where = where_bounds.clone().any(|w| {
+                matches!(w, syn::WherePredicate::Type(t)
+                    if matches!(&t.bounded_ty, syn::Type::Path(b) if b.path.is_ident(&p.ident))
+                        && t.bounds.iter().any(fn_bound))
+            });
+            if p.bounds.iter().any(fn_bound) || in_where {
+                self.fn_generics.push(p.ident.to_string());
+            }
+        }
+        syn::visit::visit_generics(self, g);
+    }
+    fn visit_item(&mut self, i: &'a syn::Item) {
+        let n = (self.generics.len(), self.fn_generics.len());
+        syn::visit::visit_item(self, i);
+        self.generics.truncate(n.0);
+        self.fn_generics.truncate(n.1);
+    }
+    fn visit_impl_item(&mut self, i: &'a syn::ImplItem) {
+        let n = (self.generics.len(), self.fn_generics.len());
+        syn::visit::visit_impl_item(self, i);
+        self.generics.truncate(n.0);
+        self.fn_generics.truncate(n.1);
+    }
+    fn visit_trait_item(&mut self, i: &'a syn::TraitItem) {
+        let n = (self.generics.len(), self.fn_generics.len());
+        syn::visit::visit_trait_item(self, i);
+        self.generics.truncate(n.0);
+        self.fn_generics.truncate(n.1);
+    }
+    fn visit_local(&mut self, l: &'a syn::Local) {
+        let ty = match &l.pat {
+            syn::Pat::Type(t) => Some(&*t.ty),
+            _ => None,
+        };
+        // An annotated binding: its type (or the alias's definition) names what is shared.
+        if ty.is_some()
+            && let Some(i) = &l.init
+            && let syn::Expr::Call(c) = &*i.expr
+        {
+            self.typed.insert(c as *const _);
+        }
+        self.bind(&l.pat, ty, l.init.as_ref().map(|i| &*i.expr));
+        syn::visit::visit_local(self, l);
+    }
+    fn visit_fn_arg(&mut self, a: &'a syn::FnArg) {
+        if let syn::FnArg::Typed(t) = a {
+            self.bind(&t.pat, Some(&t.ty), None);
+        }
+        syn::visit::visit_fn_arg(self, a);
+    }
+    fn visit_type_path(&mut self, t: &'a syn::TypePath) {
+        if let Some(l) = t.path.segments.last()
+            && (l.ident == "Arc" || l.ident == "Rc")
+            && let syn::PathArguments::AngleBracketed(a) = &l.arguments
+        {
+            for g in &a.args {
+                if let syn::GenericArgument::Type(ty) = g {
+                    type_idents(ty, &mut self.fields.shared);
+                }
+            }
+        }
+        syn::visit::visit_type_path(self, t);
+    }
+    fn visit_item_static(&mut self, i: &'a syn::ItemStatic) {
+        type_idents(&i.ty, &mut self.fields.shared);
+        syn::visit::visit_item_static(self, i);
+    }
+    fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
+        // `self.f = None`: drops the handle in place.
+        if let syn::Expr::Field(f) = &*a.left {
+            self.ok.insert(f as *const _);
+        }
+        syn::visit::visit_expr_assign(self, a);
+    }
+    fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
+        for f in &s.fields {
+            if let syn::Expr::Call(c) = &f.expr {
+                self.typed.insert(c as *const _);
+            }
+            if let syn::Expr::MethodCall(m) = &f.expr {
+                self.handed.insert(m as *const _);
+            }
+        }
+        syn::visit::visit_expr_struct(self, s);
+    }
+    fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+        for a in &c.args {
+            if let syn::Expr::MethodCall(m) = a {
+                self.handed.insert(m as *const _);
+            }
+        }
+        if let syn::Expr::Path(p) = &*c.func
+            && p.path.segments.len() >= 2
+            && let [.., a, b] = p.path.segments.iter().collect::<Vec<_>>().as_slice()
+            && (a.ident == "Arc" || a.ident == "Rc")
+            && b.ident != "clone"
+            && !self.typed.contains(&(c as *const _))
+        {
+            for arg in &c.args {
+                self.share(arg);
+            }
+        }
+        // `&self.f` lent to a free function of the crate that only operates on it in place.
+        if let syn::Expr::Path(p) = &*c.func
+            && let Some(g) = p.path.get_ident()
+            && let Some(defs) = self.fns.get(&g.to_string())
+            && let [def] = defs
+                .iter()
+                .filter(|d| d.owner.is_none())
+                .collect::<Vec<_>>()
+                .as_slice()
+        {
+            for (i, a) in c.args.iter().enumerate() {
+                if let syn::Expr::Reference(r) = a
+                    && r.mutability.is_none()
+                    && let syn::Expr::Field(f) = &*r.expr
+                    && let Some(syn::FnArg::Typed(t)) = def.sig.inputs.iter().nth(i)
+                    && let Some(n) = pat_ident(&t.pat)
+                    && param_in_place(def.block, &n)
+                {
+                    self.ok.insert(f as *const _);
+                }
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+    fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+        let saved = (
+            std::mem::replace(&mut self.exclusive, false),
+            std::mem::replace(&mut self.by_ref, false),
+            self.closures,
+        );
+        self.closures = 0;
+        // Items inside a function are not reachable from outside it.
+        let scope = std::mem::replace(&mut self.exported_scope, false);
+        syn::visit::visit_item_fn(self, f);
+        self.exported_scope = scope;
+        (self.exclusive, self.by_ref, self.closures) = saved;
+    }
+    fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
+        let exclusive = matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(r))
+            if matches!(r.kind, syn::ReceiverKind::Value | syn::ReceiverKind::Reference(_, _, Some(_))));
+        let by_ref = matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(r))
+            if matches!(r.kind, syn::ReceiverKind::Reference(_, _, None)));
+        let saved = (
+            std::mem::replace(&mut self.exclusive, exclusive),
+            std::mem::replace(&mut self.by_ref, by_ref),
+            self.closures,
+            std::mem::replace(
+                &mut self.method,
+                (self.trait_impl || !matches!(f.vis, syn::Visibility::Inherited))
+                    .then(|| f.sig.ident.to_string()),
+            ),
+        );
+        let callable = if self.trait_impl {
+            self.impl_trait.is_some()
+        } else {
+            matches!(f.vis, syn::Visibility::Public(_))
+        };
+        let api = match f.sig.inputs.first() {
+            Some(syn::FnArg::Receiver(r)) if callable => Some(ApiOp {
+                method: f.sig.ident.to_string(),
+                shared: matches!(r.kind, syn::ReceiverKind::Reference(_, _, None)),
+                of_trait: self.impl_trait.clone(),
+                clones: false,
+            }),
+            _ => None,
+        };
+        if let Some(syn::Stmt::Expr(syn::Expr::MethodCall(m), None)) = f.block.stmts.last() {
+            self.handed.insert(m as *const _);
+        }
+        let saved_api = std::mem::replace(&mut self.api, api);
+        self.closures = 0;
+        let scope = std::mem::replace(&mut self.exported_scope, false);
+        syn::visit::visit_impl_item_fn(self, f);
+        self.exported_scope = scope;
+        (self.exclusive, self.by_ref, self.closures, self.method) = saved;
+        self.api = saved_api;
+    }
+    fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
+        let saved = std::mem::replace(&mut self.exclusive, false);
+        syn::visit::visit_trait_item_fn(self, f);
+        self.exclusive = saved;
+    }
+    fn visit_block(&mut self, b: &'a syn::Block) {
+        // `let x = self.f.clone();` then a `move` closure or `async move` block naming `x`:
+        // the clone is handed on (to whatever runs the closure).
+        for (i, st) in b.stmts.iter().enumerate() {
+            if let syn::Stmt::Local(l) = st
+                && let Some(init) = &l.init
+                && let syn::Expr::MethodCall(m) = &*init.expr
+                && let Some(x) = pat_ident(&l.pat)
+                && moved_into_closure(&b.stmts[i + 1..], &x)
+            {
+                self.handed.insert(m as *const _);
+            }
+        }
+        syn::visit::visit_block(self, b);
+    }
+    fn visit_expr_return(&mut self, r: &'a syn::ExprReturn) {
+        if self.closures == 0
+            && let Some(syn::Expr::MethodCall(m)) = r.expr.as_deref()
+        {
+            self.handed.insert(m as *const _);
+        }
+        syn::visit::visit_expr_return(self, r);
+    }
+    fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+        self.closures += 1;
+        syn::visit::visit_expr_closure(self, c);
+        self.closures -= 1;
+    }
+    fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
+        self.closures += 1;
+        syn::visit::visit_expr_async(self, a);
+        self.closures -= 1;
+    }
+    fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+        if mc.method == "clone"
+            && mc.args.is_empty()
+            && self.handed.contains(&(mc as *const _))
+            && let syn::Expr::Field(f) = &*mc.receiver
+            && matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self"))
+            && let Some(owner) = &self.owner
+            && let Some(m) = &self.method
+        {
+            self.fields
+                .cloned_by
+                .entry((owner.clone(), member_name(&f.member)))
+                .or_insert_with(|| m.clone());
+        }
+        if let Some(syn::Expr::Field(f)) = in_place_receiver(mc) {
+            self.ok.insert(f as *const _);
+        }
+        if let Some(op) = &self.api
+            && let Some(owner) = &self.owner
+            && let Some((path, clones)) = api_use(mc)
+        {
+            let op = ApiOp {
+                clones: clones && self.handed.contains(&(mc as *const _)),
+                ..op.clone()
+            };
+            self.fields
+                .api_ops
+                .entry((owner.clone(), path.join(".")))
+                .or_default()
+                .push((self.file, op));
+        }
+        syn::visit::visit_expr_method_call(self, mc);
+    }
+    fn visit_expr_field(&mut self, f: &'a syn::ExprField) {
+        let on_self = matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self"));
+        let in_place = self.closures == 0 && self.ok.contains(&(f as *const _));
+        // `self.f` in an impl of T is T's field; any other base may be any struct's.
+        let key = match (&self.owner, on_self) {
+            (Some(o), true) => format!("{o}::{}", member_name(&f.member)),
+            _ => member_name(&f.member),
+        };
+        if !in_place {
+            self.fields.escaping.insert(key);
+        } else if !(on_self && self.exclusive) {
+            self.fields.by_ref.insert(key);
+        }
+        syn::visit::visit_expr_field(self, f);
+    }
+    fn visit_pat_struct(&mut self, p: &'a syn::PatStruct) {
+        // Destructuring takes the field out: it escapes for the struct the pattern names.
+        let mut segs: Vec<String> = path_segments(&p.path);
+        if segs.len() == 1
+            && segs[0] == "Self"
+            && let Some(o) = &self.owner
+        {
+            segs[0] = o.clone();
+        }
+        for f in &p.fields {
+            self.fields
+                .pat_fields
+                .push((segs.clone(), member_name(&f.member)));
+        }
+        syn::visit::visit_pat_struct(self, p);
+    }
+    fn visit_arm(&mut self, a: &'a syn::Arm) {
+        if self.closures == 0
+            && let syn::Pat::TupleStruct(p) = &a.pat
+        {
+            // (An arm with a guard has a `Pat::Guard`: not taken.)
+            let body = syn::Block {
+                brace_token: Default::default(),
+                stmts: vec![syn::Stmt::Expr((*a.body).clone(), None)],
+            };
+            let ok = p
+                .elems
+                .iter()
+                .map(|e| match e {
+                    syn::Pat::Wild(_) => true,
+                    syn::Pat::Ident(i) if i.subpat.is_none() => {
+                        param_in_place(&body, &i.ident.to_string())
+                    }
+                    _ => false,
+                })
+                .collect();
+            self.arms.insert(p as *const _, ok);
+        }
+        syn::visit::visit_arm(self, a);
+    }
+    fn visit_item_enum(&mut self, e: &'a syn::ItemEnum) {
+        let tys = e
+            .variants
+            .iter()
+            .flat_map(|v| v.fields.iter().map(|f| f.ty.clone()))
+            .collect::<Vec<_>>();
+        let derives_clone = derives_clone(&e.attrs);
+        self.holder(
+            &e.ident,
+            &e.vis,
+            &e.generics,
+            derives_clone,
+            tys.clone(),
+            HashSet::new(),
+        );
+        self.fields.defs.push((e.ident.to_string(), self.file, tys));
+        for v in &e.variants {
+            if let syn::Fields::Named(_) = v.fields {
+                self.fields
+                    .struct_variants
+                    .insert((e.ident.to_string(), v.ident.to_string()));
+            }
+            if let syn::Fields::Unnamed(_) = v.fields {
+                self.fields
+                    .variants
+                    .entry(v.ident.to_string())
+                    .or_default()
+                    .push((
+                        e.ident.to_string(),
+                        derives_clone,
+                        !matches!(e.vis, syn::Visibility::Inherited),
+                    ));
+            }
+        }
+        syn::visit::visit_item_enum(self, e);
+    }
+    fn visit_pat_tuple_struct(&mut self, p: &'a syn::PatTupleStruct) {
+        for i in 0..p.elems.len() {
+            self.fields.escaping.insert(i.to_string());
+        }
+        if let Some(v) = p.path.segments.last() {
+            let ok = self.arms.get(&(p as *const _));
+            for k in 0..p.elems.len() {
+                if !ok.is_some_and(|o| o[k]) {
+                    self.fields
+                        .variant_escaping
+                        .insert((v.ident.to_string(), k));
+                }
+            }
+        }
+        syn::visit::visit_pat_tuple_struct(self, p);
+    }
+    fn visit_macro(&mut self, m: &'a syn::Macro) {
+        fn scan(ts: &TokenStream, out: &mut HashSet<String>) {
+            for t in ts.clone() {
+                match t {
+                    TokenTree::Ident(i) => {
+                        out.insert(i.to_string());
+                    }
+                    TokenTree::Literal(l) => {
+                        out.insert(l.to_string());
+                    }
+                    TokenTree::Group(g) => scan(&g.stream(), out),
+                    TokenTree::Punct(_) => {}
+                }
+            }
+        }
+        let mut idents = HashSet::new();
+        scan(&m.tokens, &mut idents);
+        // A macro that may declare a static or build an Arc (`lazy_static!`): whatever it names
+        // may be shared.
+        if ["Arc", "Rc", "static"].iter().any(|k| idents.contains(*k)) {
+            self.fields.shared.extend(idents.iter().cloned());
+        }
+        self.fields.escaping.extend(idents);
+    }
+    fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
+        let private: HashSet<String> = i
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| matches!(f.vis, syn::Visibility::Inherited))
+            .map(|(n, f)| f.ident.as_ref().map_or(n.to_string(), ToString::to_string))
+            .collect();
+        let derives_clone = derives_clone(&i.attrs);
+        if !matches!(i.vis, syn::Visibility::Inherited) {
+            self.fields.public.insert(i.ident.to_string());
+        }
+        let tys: Vec<syn::Type> = i.fields.iter().map(|f| f.ty.clone()).collect();
+        let pub_fields = i
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| matches!(f.vis, syn::Visibility::Public(_)))
+            .map(|(n, f)| f.ident.as_ref().map_or(n.to_string(), ToString::to_string))
+            .collect();
+        self.holder(
+            &i.ident,
+            &i.vis,
+            &i.generics,
+            derives_clone,
+            tys.clone(),
+            pub_fields,
+        );
+        self.fields.defs.push((i.ident.to_string(), self.file, tys));
+        if let syn::Fields::Unnamed(_) = i.fields {
+            self.fields.tuple_structs.insert(i.ident.to_string());
+        }
+        for (n, f) in i.fields.iter().enumerate() {
+            let key = f.ident.as_ref().map_or(n.to_string(), ToString::to_string);
+            self.fields
+                .field_types
+                .insert((i.ident.to_string(), key), f.ty.clone());
+        }
+        self.fields
+            .structs
+            .entry(i.ident.to_string())
+            .or_default()
+            .push((private, derives_clone));
+        syn::visit::visit_item_struct(self, i);
+    }
+    fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
+        let saved = self.exported_scope;
+        self.exported_scope = exported_scope(saved, m);
+        syn::visit::visit_item_mod(self, m);
+        self.exported_scope = saved;
+    }
+    fn visit_item_trait(&mut self, t: &'a syn::ItemTrait) {
+        self.fields
+            .traits
+            .entry(t.ident.to_string())
+            .or_default()
+            .push(self.exported_scope && matches!(t.vis, syn::Visibility::Public(_)));
+        syn::visit::visit_item_trait(self, t);
+    }
+    fn visit_item_use(&mut self, u: &'a syn::ItemUse) {
+        fn names(t: &syn::UseTree, out: &mut HashSet<String>) {
+            match t {
+                syn::UseTree::Path(p) => names(&p.tree, out),
+                syn::UseTree::Name(n) => {
+                    out.insert(n.ident.to_string());
+                }
+                syn::UseTree::Rename(r) => {
+                    out.insert(r.ident.to_string());
+                }
+                syn::UseTree::Group(g) => g.items.iter().for_each(|t| names(t, out)),
+                syn::UseTree::Glob(_) => {}
+            }
+        }
+        if matches!(u.vis, syn::Visibility::Public(_)) && self.exported_scope {
+            names(&u.tree, &mut self.fields.reexported);
+        }
+        syn::visit::visit_item_use(self, u);
+    }
+    fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+        if let Some((t, _)) = &i.trait_
+            && t.segments
+                .last()
+                .is_some_and(|s| s.ident == "Clone" || s.ident == "Copy")
+            && let syn::Type::Path(p) = &*i.self_ty
+            && let Some(l) = p.path.segments.last()
+        {
+            self.fields.cloned.insert(l.ident.to_string());
+        }
+        if let Some((t, _)) = &i.trait_
+            && t.segments.last().is_some_and(|s| s.ident == "Sync")
+            && let syn::Type::Path(p) = &*i.self_ty
+            && let Some(l) = p.path.segments.last()
+        {
+            self.fields.sync.insert(l.ident.to_string());
+        }
+        if let Some((t, _)) = &i.trait_
+            && t.segments.last().is_some_and(|s| s.ident == "Send")
+        {
+            self.fields.unsafe_send = true;
+        }
+        let owner = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let of_trait = i
+            .trait_
+            .as_ref()
+            .and_then(|(t, _)| t.segments.last().map(|s| s.ident.to_string()));
+        let saved = (
+            std::mem::replace(&mut self.owner, owner),
+            std::mem::replace(&mut self.trait_impl, i.trait_.is_some()),
+            std::mem::replace(&mut self.impl_trait, of_trait),
+        );
+        syn::visit::visit_item_impl(self, i);
+        (self.owner, self.trait_impl, self.impl_trait) = saved;
+    }
+}
