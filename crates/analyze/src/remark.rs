@@ -45,7 +45,9 @@ fn detail(name: &str, side: &Side) -> Option<String> {
             threads,
             constructing,
             ..
-        } => Some(if threads.is_empty() {
+        } => Some(if threads.is_empty() && count.value() == Some(0) {
+            format!("{name}: 0: not used by any thread")
+        } else if threads.is_empty() {
             format!("{name}: {count}: on the constructing thread")
         } else {
             let t: Vec<String> = threads.iter().map(|s| s.to_string()).collect();

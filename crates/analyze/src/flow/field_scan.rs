@@ -392,6 +392,12 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         if let syn::Expr::Field(f) = &*a.left {
             self.ok.insert(f as *const _);
         }
+        // `S { f: x, .. } = s`: a destructuring assignment reads the fields it names.
+        if let syn::Expr::Struct(s) = &*a.left {
+            for f in &s.fields {
+                self.fields.read.insert(member_name(&f.member));
+            }
+        }
         syn::visit::visit_expr_assign(self, a);
     }
     fn visit_expr_struct(&mut self, s: &'a syn::ExprStruct) {
@@ -574,6 +580,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         let on_self = matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self"));
         let in_place = self.closures == 0 && self.ok.contains(&(f as *const _));
         // `self.f` in an impl of T is T's field; any other base may be any struct's.
+        self.fields.read.insert(member_name(&f.member));
         let key = match (&self.owner, on_self) {
             (Some(o), true) => format!("{o}::{}", member_name(&f.member)),
             _ => member_name(&f.member),
@@ -595,6 +602,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             segs[0] = o.clone();
         }
         for f in &p.fields {
+            self.fields.read.insert(member_name(&f.member));
             self.fields
                 .pat_fields
                 .push((segs.clone(), member_name(&f.member)));
@@ -664,6 +672,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
     fn visit_pat_tuple_struct(&mut self, p: &'a syn::PatTupleStruct) {
         for i in 0..p.elems.len() {
             self.fields.escaping.insert(i.to_string());
+            self.fields.read.insert(i.to_string());
         }
         if let Some(v) = p.path.segments.last() {
             let ok = self.arms.get(&(p as *const _));
@@ -678,6 +687,19 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         syn::visit::visit_pat_tuple_struct(self, p);
     }
     fn visit_macro(&mut self, m: &'a syn::Macro) {
+        // A format-like macro's arguments are expressions evaluated where it is written (as
+        // the walk reads them): scanned as such.
+        let name = m.path.segments.last().map(|s| s.ident.to_string());
+        if name.is_some_and(|n| FORMAT.contains(&n.as_str()))
+            && let Ok(args) = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            )
+        {
+            for a in &args {
+                self.visit_expr(a);
+            }
+            return;
+        }
         fn scan(ts: &TokenStream, out: &mut HashSet<String>) {
             for t in ts.clone() {
                 match t {
@@ -694,6 +716,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         }
         let mut idents = HashSet::new();
         scan(&m.tokens, &mut idents);
+        self.fields.read.extend(idents.iter().cloned());
         // A macro that may declare a static or build an Arc (`lazy_static!`): whatever it names
         // may be shared.
         if ["Arc", "Rc", "static"].iter().any(|k| idents.contains(*k)) {
@@ -712,6 +735,9 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         let derives_clone = derives_clone(&i.attrs);
         if !matches!(i.vis, syn::Visibility::Inherited) {
             self.fields.public.insert(i.ident.to_string());
+        }
+        if !plain_attrs(&i.attrs) {
+            self.fields.generated.insert(i.ident.to_string());
         }
         let tys: Vec<syn::Type> = i.fields.iter().map(|f| f.ty.clone()).collect();
         let pub_fields = i

@@ -24,6 +24,13 @@ pub(super) struct Fields {
     /// (confined only for a handle that is not `Sync`, in a crate without `unsafe impl Sync`:
     /// then no shared reference to its holder reaches another thread).
     pub(super) by_ref: HashSet<String>,
+    /// Field names and tuple indices read anywhere in the crate: a field access on any base, a
+    /// struct or tuple-struct pattern naming it (a destructuring assignment too), or an
+    /// identifier of a macro whose arguments are not parsed.
+    pub(super) read: HashSet<String>,
+    /// Structs with a definition that has an attribute the compiler does not define (see
+    /// [`plain_attrs`]): a derive or attribute macro may generate code that reads its fields.
+    pub(super) generated: HashSet<String>,
     /// Types with an `unsafe impl Sync`.
     pub(super) sync: HashSet<String>,
     /// Whether the crate has an `unsafe impl Send` (which could carry an `Rc` to another
@@ -159,6 +166,23 @@ impl Fields {
             && self.confined_exclusive(name, field)
     }
 
+    /// Whether field `field` of struct `name` is never read anywhere in the crate: a handle
+    /// moved there is held until the struct is dropped and used by no thread (`_shutdown_tx:
+    /// tx`, kept only to disconnect the channel on drop). A field of the same name read on any
+    /// base counts as read; so does any field of a struct of that name (any definition) that
+    /// other crates can read (`pub`) or that macro-generated code may read.
+    pub(super) fn unread(&self, name: &str, field: &str) -> bool {
+        self.structs
+            .get(name)
+            .is_some_and(|defs| defs.iter().any(|(private, _)| private.contains(field)))
+            && !self
+                .holders
+                .get(name)
+                .is_some_and(|hs| hs.iter().any(|h| h.pub_fields.contains(field)))
+            && !self.generated.contains(name)
+            && !self.read.contains(field)
+    }
+
     /// Computes [`Fields::not_sync`] (a fixpoint over the crate's types).
     pub(super) fn resolve_not_sync(&mut self, imports: &[Imports]) {
         fn not_sync(
@@ -287,6 +311,58 @@ impl Fields {
                     }
             })
     }
+}
+
+/// Whether every attribute is one the compiler defines and none can generate code: docs,
+/// lints, `cfg`, `repr`, `non_exhaustive`, `must_use`, tool attributes, and `derive`s of std's
+/// traits only (`cfg_attr` is not: it may add any derive).
+pub(super) fn plain_attrs(attrs: &[syn::Attribute]) -> bool {
+    const STD_DERIVES: &[&str] = &[
+        "Debug",
+        "Clone",
+        "Copy",
+        "Default",
+        "PartialEq",
+        "Eq",
+        "PartialOrd",
+        "Ord",
+        "Hash",
+    ];
+    const BUILTIN: &[&str] = &[
+        "doc",
+        "allow",
+        "warn",
+        "deny",
+        "forbid",
+        "expect",
+        "cfg",
+        "repr",
+        "non_exhaustive",
+        "must_use",
+    ];
+    attrs.iter().all(|a| {
+        let p = a.path();
+        if p.is_ident("derive") {
+            return a
+                .parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|ds| {
+                    ds.iter().all(|d| {
+                        d.segments
+                            .last()
+                            .is_some_and(|s| STD_DERIVES.contains(&s.ident.to_string().as_str()))
+                    })
+                });
+        }
+        // `rustfmt::skip`, `clippy::..`: tool attributes generate nothing.
+        p.segments.len() == 2
+            && p.segments
+                .first()
+                .is_some_and(|s| s.ident == "rustfmt" || s.ident == "clippy")
+            || p.get_ident()
+                .is_some_and(|i| BUILTIN.contains(&i.to_string().as_str()))
+    })
 }
 
 /// Whether the attributes derive `Clone` or `Copy`.

@@ -14,6 +14,16 @@ impl Walker<'_, '_> {
             if let Some(c) = self.carries(&f.expr) {
                 let field = member_name(&f.member);
                 if let Some(n) = &name
+                    && owned(&f.expr)
+                    && self.ix.fields.unread(n, &field)
+                {
+                    // Never read: the handle is dropped with the struct, used by no thread.
+                    if let Passes::Clone(s) = c {
+                        self.new_handle(s);
+                    }
+                    continue;
+                }
+                if let Some(n) = &name
                     && self.ix.fields.confined(
                         n,
                         &field,
