@@ -42,6 +42,9 @@ pub(super) struct FieldScan<'f, 'a> {
     /// Method calls whose value is handed on: a struct literal's field, a call's argument, a
     /// method's tail or `return` value.
     pub(super) handed: HashSet<*const syn::ExprMethodCall>,
+    /// Whether the type being visited is declared for a value: a field's, an annotated
+    /// binding's, a static's.
+    pub(super) declaration: bool,
 }
 
 /// The in-place receiver of a channel operation: `x` in `x.send(..)`, `x.as_ref().unwrap().recv()`.
@@ -362,7 +365,18 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             self.typed.insert(c as *const _);
         }
         self.bind(&l.pat, ty, l.init.as_ref().map(|i| &*i.expr));
-        syn::visit::visit_local(self, l);
+        if let syn::Pat::Type(t) = &l.pat {
+            // The annotation declares the binding's type (a parameter's is a signature's).
+            self.visit_pat(&t.pat);
+            let saved = std::mem::replace(&mut self.declaration, true);
+            self.visit_type(&t.ty);
+            self.declaration = saved;
+            if let Some(i) = &l.init {
+                self.visit_local_init(i);
+            }
+        } else {
+            syn::visit::visit_local(self, l);
+        }
     }
     fn visit_fn_arg(&mut self, a: &'a syn::FnArg) {
         if let syn::FnArg::Typed(t) = a {
@@ -372,19 +386,47 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
     }
     fn visit_type_path(&mut self, t: &'a syn::TypePath) {
         if let Some(l) = t.path.segments.last()
-            && (l.ident == "Arc" || l.ident == "Rc")
+            && self.fields.is_sharer(&l.ident.to_string())
             && let syn::PathArguments::AngleBracketed(a) = &l.arguments
         {
             for g in &a.args {
                 if let syn::GenericArgument::Type(ty) = g {
-                    type_idents(ty, &mut self.fields.shared);
+                    let mut names = HashSet::new();
+                    held_type_idents(ty, &mut names);
+                    // A type parameter there, in a declaration (a field, an annotated `let`,
+                    // a static: whose initialiser the declaration types), may be any struct of
+                    // the crate (bounded by `Fn*`: a closure, never one). In a signature it
+                    // is not: the value was put there where it was built.
+                    if self.declaration
+                        && names
+                            .iter()
+                            .any(|n| self.generics.contains(n) && !self.fn_generics.contains(n))
+                    {
+                        self.fields.unknown_shared = true;
+                    }
+                    self.fields.shared.extend(names);
                 }
             }
         }
         syn::visit::visit_type_path(self, t);
     }
+    fn visit_item_type(&mut self, t: &'a syn::ItemType) {
+        // A sharer alias's own parameters are not values of unknown type put behind a lock:
+        // its uses are (`OwnShared<Pool>` shares `Pool`).
+        if !self.fields.sharer_aliases.contains(&t.ident.to_string()) {
+            syn::visit::visit_item_type(self, t);
+        }
+    }
+    fn visit_field(&mut self, f: &'a syn::Field) {
+        let saved = std::mem::replace(&mut self.declaration, true);
+        syn::visit::visit_field(self, f);
+        self.declaration = saved;
+    }
     fn visit_item_static(&mut self, i: &'a syn::ItemStatic) {
         type_idents(&i.ty, &mut self.fields.shared);
+        let saved = std::mem::replace(&mut self.declaration, true);
+        self.visit_type(&i.ty);
+        self.declaration = saved;
         syn::visit::visit_item_static(self, i);
     }
     fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
@@ -417,10 +459,33 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
                 self.handed.insert(m as *const _);
             }
         }
+        // `ParallelBridge::par_bridge(it)`, as `it.par_bridge()`.
+        if let syn::Expr::Path(p) = &*c.func
+            && p.path
+                .segments
+                .last()
+                .is_some_and(|l| l.ident == "par_bridge")
+        {
+            self.fields.par_bridge = true;
+        }
+        // Inside a call whose type is declared (an annotated `let`'s or a field's initialiser,
+        // `Arc::new(Mutex::new(..))`), or in a tuple struct's or variant's field, the nested
+        // `Mutex::new(..)` is typed by that declaration too.
+        let ctor = matches!(&*c.func, syn::Expr::Path(p)
+        if p.path.segments.last().is_some_and(|l| {
+            self.fields.tuple_ctors.contains(&l.ident.to_string())
+        }));
+        if ctor || self.typed.contains(&(c as *const _)) {
+            for a in &c.args {
+                if let syn::Expr::Call(inner) = a {
+                    self.typed.insert(inner as *const _);
+                }
+            }
+        }
         if let syn::Expr::Path(p) = &*c.func
             && p.path.segments.len() >= 2
             && let [.., a, b] = p.path.segments.iter().collect::<Vec<_>>().as_slice()
-            && (a.ident == "Arc" || a.ident == "Rc")
+            && self.fields.is_sharer(&a.ident.to_string())
             && b.ident != "clone"
             && !self.typed.contains(&(c as *const _))
         {
@@ -544,6 +609,9 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         self.closures -= 1;
     }
     fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+        if mc.method == "par_bridge" {
+            self.fields.par_bridge = true;
+        }
         if mc.method == "clone"
             && mc.args.is_empty()
             && self.handed.contains(&(mc as *const _))
@@ -821,6 +889,14 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             && let Some(l) = p.path.segments.last()
         {
             self.fields.sync.insert(l.ident.to_string());
+        }
+        // An iterator of the crate may be shared by `par_bridge` (see `Fields::par_bridge`).
+        if let Some((t, _)) = &i.trait_
+            && t.segments.last().is_some_and(|s| s.ident == "Iterator")
+            && let syn::Type::Path(p) = &*i.self_ty
+            && let Some(l) = p.path.segments.last()
+        {
+            self.fields.iterators.insert(l.ident.to_string());
         }
         if let Some((t, _)) = &i.trait_
             && t.segments.last().is_some_and(|s| s.ident == "Send")

@@ -63,6 +63,17 @@ pub(super) struct Fields {
     /// Types put behind an `Arc`/`Rc` or into a static somewhere in the crate (a holder that
     /// can be shared: each clone of it is one more holder of the handle).
     pub(super) shared: HashSet<String>,
+    /// The crate's tuple structs and tuple variants (gathered before the scan): the declared
+    /// types of their fields name what a lock built in their arguments holds.
+    pub(super) tuple_ctors: HashSet<String>,
+    /// Generic type aliases of the crate that put their parameter in one of the [`SHARERS`]
+    /// (`type OwnShared<T> = Arc<T>`): sharers too (gathered before the scan).
+    pub(super) sharer_aliases: HashSet<String>,
+    /// Whether the crate calls `par_bridge`, which shares the iterator it is given by
+    /// reference (behind a lock) among the pool's threads.
+    pub(super) par_bridge: bool,
+    /// Types with an `impl Iterator`.
+    pub(super) iterators: HashSet<String>,
     /// Whether something of a type the scan cannot tell is put behind an `Arc`/`Rc`.
     pub(super) unknown_shared: bool,
     /// Crate-wide: local and parameter names -> the types they are bound to (`None`: unknown).
@@ -84,8 +95,12 @@ pub(super) struct Fields {
 }
 
 impl Fields {
-    /// Resolves the names put behind an `Arc`/`Rc` once every binding is known.
+    /// Resolves the names put behind an `Arc`/`Rc` (or a lock) once every binding is known;
+    /// with a `par_bridge` in the crate, every iterator of the crate may be shared.
     pub(super) fn resolve_shared(&mut self) {
+        if self.par_bridge {
+            self.shared.extend(self.iterators.iter().cloned());
+        }
         let mut todo: Vec<String> = std::mem::take(&mut self.arc_vars).into_iter().collect();
         let mut seen = HashSet::new();
         while let Some(v) = todo.pop() {
@@ -109,6 +124,21 @@ impl Fields {
         }
     }
 }
+
+/// Types whose value is shared by reference among threads, or that hand out `&mut` through a
+/// shared reference (a lock): a struct inside one may be used by several threads in turn, each
+/// one more user of the handles in its fields. (`Rc` never leaves its thread, but a struct
+/// behind one has several holders: counted too.)
+pub(super) const SHARERS: &[&str] = &[
+    "Arc",
+    "Rc",
+    "Mutex",
+    "RwLock",
+    "FairMutex",
+    "ReentrantMutex",
+    "UnsafeCell",
+    "SyncUnsafeCell",
+];
 
 /// The type name recorded for a closure (no struct of the crate is named so).
 pub(super) const CLOSURE: &str = "{closure}";
@@ -144,7 +174,31 @@ pub(super) fn type_idents(t: &syn::Type, out: &mut HashSet<String>) {
     TypeIdents(out).visit_type(t);
 }
 
+/// Every type name mentioned in `t`, but not the message types of channel handles: a lock
+/// or `Arc` holding a `Sender<Msg>` shares the sender, while each message goes, moved, to one
+/// receiver.
+pub(super) fn held_type_idents(t: &syn::Type, out: &mut HashSet<String>) {
+    struct HeldIdents<'o>(&'o mut HashSet<String>);
+    impl<'a> Visit<'a> for HeldIdents<'_> {
+        fn visit_path_segment(&mut self, s: &'a syn::PathSegment) {
+            self.0.insert(s.ident.to_string());
+            if !matches!(
+                s.ident.to_string().as_str(),
+                "Sender" | "SyncSender" | "Receiver"
+            ) {
+                syn::visit::visit_path_segment(self, s);
+            }
+        }
+    }
+    HeldIdents(out).visit_type(t);
+}
+
 impl Fields {
+    /// Whether a type or constructor of this name shares what it holds (see [`SHARERS`]).
+    pub(super) fn is_sharer(&self, name: &str) -> bool {
+        SHARERS.contains(&name) || self.sharer_aliases.contains(name)
+    }
+
     /// Whether field `field` of struct `name` is declared to hold an `FnOnce` (and no `Fn` or
     /// `FnMut`): a closure stored there runs at most once.
     pub(super) fn holds_fn_once(&self, name: &str, field: &str) -> bool {

@@ -216,6 +216,32 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
         self.exported_scope = scope;
         self.owner = saved;
     }
+    fn visit_item_type(&mut self, t: &'a syn::ItemType) {
+        // `type OwnShared<T> = Arc<T>;`: the alias shares what it is given, as `Arc` does.
+        let params: HashSet<String> = t
+            .generics
+            .type_params()
+            .map(|p| p.ident.to_string())
+            .collect();
+        if !params.is_empty() && shares_params(&t.ty, &params) {
+            self.ix.fields.sharer_aliases.insert(t.ident.to_string());
+        }
+        syn::visit::visit_item_type(self, t);
+    }
+    fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
+        if let syn::Fields::Unnamed(_) = i.fields {
+            self.ix.fields.tuple_ctors.insert(i.ident.to_string());
+        }
+        syn::visit::visit_item_struct(self, i);
+    }
+    fn visit_item_enum(&mut self, e: &'a syn::ItemEnum) {
+        for v in &e.variants {
+            if let syn::Fields::Unnamed(_) = v.fields {
+                self.ix.fields.tuple_ctors.insert(v.ident.to_string());
+            }
+        }
+        syn::visit::visit_item_enum(self, e);
+    }
     fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
         let saved = self.exported_scope;
         self.exported_scope = exported_scope(saved, m);
@@ -261,4 +287,32 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
             self.ix.macros.insert(id.to_string(), def);
         }
     }
+}
+
+/// Whether `t` holds one of `params` inside one of the [`SHARERS`] (`Arc<T>`,
+/// `parking_lot::Mutex<Vec<T>>`).
+fn shares_params(t: &syn::Type, params: &HashSet<String>) -> bool {
+    struct Find<'p> {
+        params: &'p HashSet<String>,
+        hit: bool,
+    }
+    impl<'a> Visit<'a> for Find<'_> {
+        fn visit_path_segment(&mut self, s: &'a syn::PathSegment) {
+            if SHARERS.contains(&s.ident.to_string().as_str())
+                && let syn::PathArguments::AngleBracketed(a) = &s.arguments
+            {
+                for g in &a.args {
+                    if let syn::GenericArgument::Type(ty) = g {
+                        let mut names = HashSet::new();
+                        held_type_idents(ty, &mut names);
+                        self.hit |= names.iter().any(|n| self.params.contains(n));
+                    }
+                }
+            }
+            syn::visit::visit_path_segment(self, s);
+        }
+    }
+    let mut f = Find { params, hit: false };
+    f.visit_type(t);
+    f.hit
 }

@@ -95,6 +95,7 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
             api: None,
             impl_trait: None,
             handed: HashSet::new(),
+            declaration: false,
         };
         scan.visit_file(&f.ast);
     }
