@@ -144,7 +144,22 @@ impl Walker<'_, '_> {
                         .join("::"),
                     _ => last.clone(),
                 };
-                self.refuse(&format!("handed to external function {f}"), a.span());
+                // A variant of the crate's (`E::V` of its enum `E`, or a bare `V`).
+                let variant = matches!(&*c.func, syn::Expr::Path(p)
+                if p.path.segments.last().is_some_and(|v| {
+                    self.ix.fields.variants.get(&v.ident.to_string()).is_some_and(|defs| {
+                        p.path.segments.len() == 1
+                            || defs.iter().any(|(e, _, _)| {
+                                p.path.segments.iter().rev().nth(1).is_some_and(|s| s.ident == e)
+                            })
+                    })
+                }));
+                if variant {
+                    let why = format!("moved into variant {f}, not proved to reach one thread");
+                    self.refuse(&why, a.span());
+                } else {
+                    self.refuse(&format!("handed to external function {f}"), a.span());
+                }
             } else if let Some(cl) = self.as_closure(a) {
                 if mentions(&syn::Expr::Closure(cl.clone()), &self.names) {
                     self.refuse(&format!("captured by a closure given to {last}"), a.span());

@@ -45,117 +45,11 @@ pub(super) struct FieldScan<'f, 'a> {
     /// Whether the type being visited is declared for a value: a field's, an annotated
     /// binding's, a static's.
     pub(super) declaration: bool,
-}
-
-/// The in-place receiver of a channel operation: `x` in `x.send(..)`, `x.as_ref().unwrap().recv()`.
-pub(super) fn in_place_receiver(mc: &syn::ExprMethodCall) -> Option<&syn::Expr> {
-    let m = mc.method.to_string();
-    (OPERATIONS.contains(&m.as_str()) || QUERIES.contains(&m.as_str()))
-        .then(|| through(&mc.receiver))
-}
-
-/// `e` without the accessors ([`THROUGH`]) and parentheses around it: `x` of
-/// `(x.lock().unwrap())`.
-pub(super) fn through(mut e: &syn::Expr) -> &syn::Expr {
-    loop {
-        match e {
-            syn::Expr::MethodCall(m)
-                if m.args.is_empty() && THROUGH.contains(&m.method.to_string().as_str()) =>
-            {
-                e = &m.receiver;
-            }
-            syn::Expr::Paren(p) => e = &p.expr,
-            _ => return e,
-        }
-    }
-}
-
-/// Whether parameter `name` is used in `body` only as the in-place receiver of channel
-/// operations, outside closures and macros.
-pub(super) fn param_in_place(body: &syn::Block, name: &str) -> bool {
-    struct ParamUses<'n> {
-        name: &'n str,
-        closures: usize,
-        ok: HashSet<*const syn::ExprPath>,
-        bad: bool,
-    }
-    impl<'a> Visit<'a> for ParamUses<'_> {
-        fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
-            self.closures += 1;
-            syn::visit::visit_expr_closure(self, c);
-            self.closures -= 1;
-        }
-        fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
-            self.closures += 1;
-            syn::visit::visit_expr_async(self, a);
-            self.closures -= 1;
-        }
-        fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
-            if let Some(syn::Expr::Path(p)) = in_place_receiver(mc) {
-                self.ok.insert(p as *const _);
-            }
-            syn::visit::visit_expr_method_call(self, mc);
-        }
-        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
-            if p.path.is_ident(self.name)
-                && (self.closures > 0 || !self.ok.contains(&(p as *const _)))
-            {
-                self.bad = true;
-            }
-        }
-        fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
-            // A rebinding of the name: give up rather than track scopes.
-            if i.ident == self.name {
-                self.bad = true;
-            }
-            syn::visit::visit_pat_ident(self, i);
-        }
-        fn visit_macro(&mut self, m: &'a syn::Macro) {
-            if mentions_tokens(&m.tokens, &HashSet::from([self.name.to_string()])) {
-                self.bad = true;
-            }
-        }
-        fn visit_item(&mut self, _: &'a syn::Item) {}
-    }
-    let mut v = ParamUses {
-        name,
-        closures: 0,
-        ok: HashSet::new(),
-        bad: false,
-    };
-    v.visit_block(body);
-    !v.bad
-}
-
-/// Whether a `move` closure or an `async move` block in `stmts` names `x` (not counting macros:
-/// what they expand to is not read, and this decides a count of many).
-fn moved_into_closure(stmts: &[syn::Stmt], x: &str) -> bool {
-    struct Moved {
-        names: HashSet<String>,
-        hit: bool,
-    }
-    impl<'a> Visit<'a> for Moved {
-        fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
-            if c.capture.is_some() && mentions(&c.body, &self.names) {
-                self.hit = true;
-            }
-            syn::visit::visit_expr_closure(self, c);
-        }
-        fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
-            if a.capture.is_some() && mentions(&syn::Expr::Async(a.clone()), &self.names) {
-                self.hit = true;
-            }
-            syn::visit::visit_expr_async(self, a);
-        }
-    }
-    let mut v = Moved {
-        names: HashSet::from([x.to_string()]),
-        hit: false,
-    };
-    for st in stmts {
-        v.visit_stmt(st);
-    }
-    v.hit
+    /// In the function being scanned, the names every binding of which is a message just
+    /// received (see [`received_names`]).
+    pub(super) received: HashSet<String>,
+    /// Whether the arms being visited match a message just received, by value.
+    pub(super) owned_match: bool,
 }
 
 impl FieldScan<'_, '_> {
@@ -526,7 +420,10 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         self.closures = 0;
         // Items inside a function are not reachable from outside it.
         let scope = std::mem::replace(&mut self.exported_scope, false);
+        let inputs: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
+        let received = std::mem::replace(&mut self.received, received_names(&inputs, &f.block));
         syn::visit::visit_item_fn(self, f);
+        self.received = received;
         self.exported_scope = scope;
         (self.exclusive, self.by_ref, self.closures) = saved;
     }
@@ -565,7 +462,10 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         let saved_api = std::mem::replace(&mut self.api, api);
         self.closures = 0;
         let scope = std::mem::replace(&mut self.exported_scope, false);
+        let inputs: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
+        let received = std::mem::replace(&mut self.received, received_names(&inputs, &f.block));
         syn::visit::visit_impl_item_fn(self, f);
+        self.received = received;
         self.exported_scope = scope;
         (self.exclusive, self.by_ref, self.closures, self.method) = saved;
         self.api = saved_api;
@@ -677,8 +577,22 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         }
         syn::visit::visit_pat_struct(self, p);
     }
+    fn visit_expr_match(&mut self, m: &'a syn::ExprMatch) {
+        self.visit_expr(&m.expr);
+        let owned = is_received(&m.expr)
+            || matches!(&*m.expr, syn::Expr::Path(p)
+                if p.path.get_ident().is_some_and(|i| self.received.contains(&i.to_string())));
+        let saved = std::mem::replace(&mut self.owned_match, owned);
+        for a in &m.arms {
+            self.visit_arm(a);
+        }
+        self.owned_match = saved;
+    }
     fn visit_arm(&mut self, a: &'a syn::Arm) {
-        if self.closures == 0
+        // Only a message matched by value, just received, is used by the one thread that
+        // received it, wherever the `match` is (a worker's closure included): one matched by
+        // reference may be lent to several threads at once.
+        if self.owned_match
             && let syn::Pat::TupleStruct(p) = &a.pat
         {
             // (An arm with a guard has a `Pat::Guard`: not taken.)

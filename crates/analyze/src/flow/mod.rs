@@ -31,6 +31,7 @@ mod dispatch;
 mod field_scan;
 mod fields;
 mod finder;
+mod in_place;
 mod index;
 mod literal;
 mod loops;
@@ -42,6 +43,7 @@ use calls::*;
 use field_scan::*;
 use fields::*;
 use finder::*;
+use in_place::*;
 use index::*;
 use walker::*;
 
@@ -96,6 +98,8 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
             impl_trait: None,
             handed: HashSet::new(),
             declaration: false,
+            received: HashSet::new(),
+            owned_match: false,
         };
         scan.visit_file(&f.ast);
     }
