@@ -381,10 +381,17 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             && let [.., a, b] = p.path.segments.iter().collect::<Vec<_>>().as_slice()
             && self.fields.is_sharer(&a.ident.to_string())
             && b.ident != "clone"
-            && !self.typed.contains(&(c as *const _))
         {
             for arg in &c.args {
-                self.share(arg);
+                if self.typed.contains(&(c as *const _)) {
+                    // The declaration names what is shared, unless it names only a trait
+                    // (`Arc<Mutex<Box<dyn T>>>`): a type the argument shows is shared too.
+                    if let Ok(Some(t)) = self.guess(arg) {
+                        self.fields.shared.insert(t);
+                    }
+                } else {
+                    self.share(arg);
+                }
             }
         }
         // `&self.f` lent to a free function of the crate that only operates on it in place.
