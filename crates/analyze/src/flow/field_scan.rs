@@ -353,6 +353,15 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
                 self.handed.insert(m as *const _);
             }
         }
+        // `Box::leak(b)`: a `&'static` reference to what `b` holds, which any thread can get.
+        if let syn::Expr::Path(p) = &*c.func
+            && p.path.segments.len() >= 2
+            && p.path.segments.last().is_some_and(|l| l.ident == "leak")
+        {
+            for arg in &c.args {
+                self.share(arg);
+            }
+        }
         // `ParallelBridge::par_bridge(it)`, as `it.par_bridge()`.
         if let syn::Expr::Path(p) = &*c.func
             && p.path
@@ -518,6 +527,10 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
     fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
         if mc.method == "par_bridge" {
             self.fields.par_bridge = true;
+        }
+        // `v.leak()` (a `Vec`'s, a `Box`'s): shared as `Box::leak(v)` is.
+        if mc.method == "leak" && mc.args.is_empty() {
+            self.share(&mc.receiver);
         }
         if mc.method == "clone"
             && mc.args.is_empty()
