@@ -7,6 +7,7 @@ use super::*;
 /// Finds the field accesses that are not confined (see [`Fields`]).
 pub(super) struct FieldScan<'f, 'a> {
     pub(super) fields: &'f mut Fields,
+    pub(super) imports: &'f [Imports],
     pub(super) fns: &'f HashMap<String, Vec<FnDef<'a>>>,
     /// Whether the enclosing function takes `self` by value or `&mut self`.
     pub(super) exclusive: bool,
@@ -53,6 +54,19 @@ pub(super) struct FieldScan<'f, 'a> {
 }
 
 impl FieldScan<'_, '_> {
+    /// Whether `path`'s segment `from_end` from its end (1: a type, `Mutex<T>`; 2: a
+    /// constructor, `Mutex::new`) names one of the [`SHARERS`] (or a sharer alias), as written
+    /// or through the file's imports (`use std::sync::Mutex as Lock`).
+    fn names_sharer(&self, path: &syn::Path, from_end: usize) -> bool {
+        let written = path.segments.iter().rev().nth(from_end - 1);
+        let canon = self.imports[self.file].canonical(path);
+        written.is_some_and(|w| self.fields.is_sharer(&w.ident.to_string()))
+            || canon
+                .len()
+                .checked_sub(from_end)
+                .is_some_and(|i| self.fields.is_sharer(&canon[i]))
+    }
+
     /// Records a struct or enum for `api.rs`.
     fn holder(
         &mut self,
@@ -280,7 +294,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
     }
     fn visit_type_path(&mut self, t: &'a syn::TypePath) {
         if let Some(l) = t.path.segments.last()
-            && self.fields.is_sharer(&l.ident.to_string())
+            && self.names_sharer(&t.path, 1)
             && let syn::PathArguments::AngleBracketed(a) = &l.arguments
         {
             for g in &a.args {
@@ -387,9 +401,8 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         }
         if let syn::Expr::Path(p) = &*c.func
             && p.path.segments.len() >= 2
-            && let [.., a, b] = p.path.segments.iter().collect::<Vec<_>>().as_slice()
-            && self.fields.is_sharer(&a.ident.to_string())
-            && b.ident != "clone"
+            && p.path.segments.last().is_some_and(|b| b.ident != "clone")
+            && self.names_sharer(&p.path, 2)
         {
             for arg in &c.args {
                 if self.typed.contains(&(c as *const _)) {

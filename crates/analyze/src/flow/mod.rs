@@ -80,6 +80,7 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
     for (fi, f) in krate.files.iter().enumerate() {
         let mut scan = FieldScan {
             fields: &mut ix.fields,
+            imports: &ix.imports,
             fns: &ix.fns,
             exclusive: false,
             by_ref: false,
