@@ -402,10 +402,15 @@ pub(super) fn plain_attrs(attrs: &[syn::Attribute]) -> bool {
                     syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
                 )
                 .is_ok_and(|ds| {
+                    // `Debug`, `std::fmt::Debug`: not another crate's macro of that name.
                     ds.iter().all(|d| {
-                        d.segments
-                            .last()
-                            .is_some_and(|s| STD_DERIVES.contains(&s.ident.to_string().as_str()))
+                        (d.segments.len() == 1
+                            || d.segments
+                                .first()
+                                .is_some_and(|s| s.ident == "std" || s.ident == "core"))
+                            && d.segments.last().is_some_and(|s| {
+                                STD_DERIVES.contains(&s.ident.to_string().as_str())
+                            })
                     })
                 });
         }
