@@ -28,8 +28,9 @@ pub(super) fn received_names(inputs: &[&syn::FnArg], body: &syn::Block) -> HashS
     #[derive(Default)]
     struct Bindings {
         received: HashSet<String>,
-        other: HashSet<String>,
-        /// Names bound to a receiver.
+        /// Every other binding, counted by name.
+        other: HashMap<String, usize>,
+        /// Parameters declared a `Receiver`.
         receivers: HashSet<String>,
         /// `for m in rx`: (m, rx).
         loops: Vec<(String, String)>,
@@ -99,7 +100,7 @@ pub(super) fn received_names(inputs: &[&syn::FnArg], body: &syn::Block) -> HashS
             }
         }
         fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
-            self.other.insert(i.ident.to_string());
+            *self.other.entry(i.ident.to_string()).or_default() += 1;
             syn::visit::visit_pat_ident(self, i);
         }
         fn visit_item(&mut self, _: &'a syn::Item) {}
@@ -112,12 +113,12 @@ pub(super) fn received_names(inputs: &[&syn::FnArg], body: &syn::Block) -> HashS
             if is_receiver_type(&t.ty) {
                 b.receivers.insert(n);
             } else {
-                b.other.insert(n);
+                *b.other.entry(n).or_default() += 1;
             }
         }
     }
     // `let (tx, rx) = channel()`: the tuple's names are handles, the second a receiver.
-    struct Ctors<'b>(&'b mut HashSet<String>);
+    struct Ctors<'b>(&'b mut HashMap<String, usize>);
     impl<'a> Visit<'a> for Ctors<'_> {
         fn visit_local(&mut self, l: &'a syn::Local) {
             if let syn::Pat::Tuple(t) = unwrap_pat(&l.pat)
@@ -127,34 +128,28 @@ pub(super) fn received_names(inputs: &[&syn::FnArg], body: &syn::Block) -> HashS
                 && last_seg(&c.func).is_some_and(|l| CHANNEL_FNS.contains(&l.as_str()))
                 && let Some(r) = pat_ident(&t.elems[1])
             {
-                self.0.insert(r);
+                *self.0.entry(r).or_default() += 1;
             }
             syn::visit::visit_local(self, l);
         }
         fn visit_item(&mut self, _: &'a syn::Item) {}
     }
-    let mut ctor_receivers = HashSet::new();
-    Ctors(&mut ctor_receivers).visit_block(body);
+    let mut ctors = HashMap::new();
+    Ctors(&mut ctors).visit_block(body);
     b.visit_block(body);
-    // A constructor's receiver is also bound by a pattern: counted as `other` above.
-    for r in ctor_receivers {
-        b.other.remove(&r);
-        b.receivers.insert(r);
+    // A receiver: a name every binding of which is a constructor's receiver (those bindings
+    // are counted in `other` too), or a parameter declared one and never bound again.
+    let count = |m: &HashMap<String, usize>, r: &str| m.get(r).copied().unwrap_or(0);
+    let receiver = |r: &str| {
+        count(&b.other, r) == count(&ctors, r) && (count(&ctors, r) > 0 || b.receivers.contains(r))
+    };
+    let loops = std::mem::take(&mut b.loops);
+    let (into, not): (Vec<_>, Vec<_>) = loops.into_iter().partition(|(_, r)| receiver(r));
+    b.received.extend(into.into_iter().map(|(m, _)| m));
+    for (m, _) in not {
+        *b.other.entry(m).or_default() += 1;
     }
-    let receivers: HashSet<String> = b
-        .receivers
-        .iter()
-        .filter(|r| !b.other.contains(*r))
-        .cloned()
-        .collect();
-    for (m, r) in std::mem::take(&mut b.loops) {
-        if receivers.contains(&r) {
-            b.received.insert(m);
-        } else {
-            b.other.insert(m);
-        }
-    }
-    b.received.retain(|n| !b.other.contains(n));
+    b.received.retain(|n| count(&b.other, n) == 0);
     b.received
 }
 
