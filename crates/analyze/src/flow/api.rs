@@ -7,7 +7,14 @@
 //! - the struct derives `Clone`: each clone is one more holder, and may be moved to a thread of
 //!   its own (any receiver: `self`, `&mut self` or `&self`);
 //! - the struct is `Sync`, proved from the declared types of its fields, and the method takes
-//!   `&self`: one value shared by `&` or an `Arc` serves every thread.
+//!   `&self`: one value shared by `&` or an `Arc` serves every thread. The handle's own field
+//!   must be proved `Sync` too: a std `Receiver` in a struct with an `unsafe impl Sync` is
+//!   shared under a protocol of its author's that the rule cannot see (`indicatif`'s
+//!   `MultiProgress::join` panics on a second join: one receiving thread ever).
+//!
+//! A method "operates on the handle" when it does so itself, or through the crate's methods it
+//! calls on `self` or on a field of it (`self.base.schedule(..)`, `Self::push(self, ..)`),
+//! followed by name ([`Fields::resolve_api_delegation`]).
 //!
 //! A method that hands out a clone of the handle (in a struct literal, as a call's argument or
 //! as its value) makes one more handle per call, whatever the struct; and a public field of a
@@ -142,18 +149,25 @@ pub(super) fn api_use(mc: &syn::ExprMethodCall) -> Option<(Vec<String>, bool)> {
     if !(OPERATIONS.contains(&m.as_str()) || matches!(m.as_str(), "iter" | "try_iter" | "clone")) {
         return None;
     }
+    self_path(&mc.receiver)
+        .filter(|path| !path.is_empty())
+        .map(|path| (path, mc.method == "clone"))
+}
+
+/// The fields from `self` to the value `e` is (`self`: `[]`; `&self.inner.lock().unwrap().f`:
+/// `[inner, f]`), or `None` when `e` is not such a path.
+pub(super) fn self_path(mut e: &syn::Expr) -> Option<Vec<String>> {
     let mut path = Vec::new();
-    let mut r = &*mc.receiver;
     loop {
-        match through(r) {
-            syn::Expr::Reference(p) => r = &p.expr,
+        match through(e) {
+            syn::Expr::Reference(p) => e = &p.expr,
             syn::Expr::Field(f) => {
                 path.push(member_name(&f.member));
-                r = &f.base;
+                e = &f.base;
             }
-            syn::Expr::Path(p) if p.path.is_ident("self") && !path.is_empty() => {
+            syn::Expr::Path(p) if p.path.is_ident("self") => {
                 path.reverse();
-                return Some((path, mc.method == "clone"));
+                return Some(path);
             }
             _ => return None,
         }
@@ -261,6 +275,67 @@ fn sync_type(
 }
 
 impl Fields {
+    /// Adds to [`Fields::api_ops`] the handles that a method other crates can call reaches
+    /// through the crate's own methods: `pub fn schedule(&self) { self.base.schedule(..) }`
+    /// uses the handle `TimerBase::schedule` uses, as `base.tx`. The methods called on `self` or
+    /// on a field of it are followed by name (every definition for that type), the field's type
+    /// by its declaration (every struct or enum of the crate it names). A method reached this
+    /// way is not resolved by its signature, so it may be another type's of the same name: the
+    /// rule then claims more threads than run, never fewer.
+    pub(super) fn resolve_api_delegation(&mut self) {
+        let mut derived = Vec::new();
+        for (t, m, file, op) in &self.api_methods {
+            let mut seen = HashSet::new();
+            let mut todo = vec![(t.clone(), Vec::<String>::new(), m.clone())];
+            while let Some((u, prefix, callee)) = todo.pop() {
+                if prefix.len() > 6 || !seen.insert((u.clone(), prefix.clone(), callee.clone())) {
+                    continue;
+                }
+                let key = (u.clone(), callee.clone());
+                // The method's own uses are recorded by the scan already.
+                if !(prefix.is_empty() && callee == *m) {
+                    for p in self.method_uses.get(&key).into_iter().flatten() {
+                        let full: Vec<&str> = prefix.iter().chain(p).map(String::as_str).collect();
+                        let op = ApiOp {
+                            clones: false,
+                            ..op.clone()
+                        };
+                        derived.push(((t.clone(), full.join(".")), (*file, op)));
+                    }
+                }
+                for (q, next) in self.method_calls.get(&key).into_iter().flatten() {
+                    for v in self.types_at(&u, q) {
+                        let p = prefix.iter().chain(q).cloned().collect();
+                        todo.push((v, p, next.clone()));
+                    }
+                }
+            }
+        }
+        for (k, v) in derived {
+            self.api_ops.entry(k).or_default().push(v);
+        }
+    }
+
+    /// The crate's structs and enums that the value at fields `path` of a `u` may be (by each
+    /// field's declared type).
+    fn types_at(&self, u: &str, path: &[String]) -> Vec<String> {
+        let mut cur = vec![u.to_string()];
+        for g in path {
+            let mut next = Vec::new();
+            for c in &cur {
+                if let Some(t) = self.field_types.get(&(c.clone(), g.clone())) {
+                    let mut ids = HashSet::new();
+                    type_idents(t, &mut ids);
+                    next.extend(ids.into_iter().filter(|i| self.holders.contains_key(i)));
+                }
+            }
+            next.sort();
+            next.dedup();
+            cur = next;
+        }
+        cur
+    }
+
     /// Computes [`Fields::api_sync`] (a fixpoint over the crate's structs and enums; a name
     /// defined twice is never proved).
     pub(super) fn resolve_api_sync(&mut self, imports: &[Imports]) {
@@ -285,7 +360,19 @@ impl Fields {
                 break;
             }
         }
+        // The fields whose own declared type is `Sync`: a handle that is not (std's `Receiver`)
+        // is shared only through an `unsafe impl Sync` of its holder, whose author serializes
+        // its uses in a way the rule cannot see (often: one thread ever).
+        let mut sync_fields = HashSet::new();
+        for ((s, f), t) in &self.field_types {
+            if let Some([h]) = self.holders.get(s).map(Vec::as_slice)
+                && sync_type(t, h.file, imports, self, &known, &h.generics)
+            {
+                sync_fields.insert((s.clone(), f.clone()));
+            }
+        }
         self.api_sync = known;
+        self.sync_fields = sync_fields;
     }
 
     /// The one definition the struct literal `name { .. }` written in `file` builds: the
@@ -374,9 +461,12 @@ impl Fields {
                 format!("stored in {name}, held by {t}.{}", path[0])
             };
             // A public field of the struct handed out is used by whoever holds the struct.
+            let handle_sync = self
+                .sync_fields
+                .contains(&(name.to_string(), field.to_string()));
             if t == name
                 && h.pub_fields.contains(field)
-                && (h.derives_clone || self.api_sync.contains(&t))
+                && (h.derives_clone || (handle_sync && self.api_sync.contains(&t)))
             {
                 let how = if h.derives_clone {
                     "may clone (it derives Clone)"
@@ -407,7 +497,8 @@ impl Fields {
                     op.method
                 ));
             }
-            if self.api_sync.contains(&t)
+            if handle_sync
+                && self.api_sync.contains(&t)
                 && let Some((_, op)) = ops.iter().filter(|o| o.1.shared).find(callable)
             {
                 return Some(format!(

@@ -38,6 +38,8 @@ pub(super) struct FieldScan<'f, 'a> {
     /// The method being scanned, when other crates can call it and it takes `self` (see
     /// `api.rs`).
     pub(super) api: Option<ApiOp>,
+    /// The method being scanned when it takes `self` (in any form), whatever its visibility.
+    pub(super) self_method: Option<String>,
     /// The trait of the impl being scanned.
     pub(super) impl_trait: Option<String>,
     /// Method calls whose value is handed on: a struct literal's field, a call's argument, a
@@ -416,6 +418,17 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
                 }
             }
         }
+        // `Self::m(self, ..)`, `Inner::m(&self.inner, ..)`: a method called on `self` or a field.
+        if let (Some(m), Some(owner)) = (&self.self_method, &self.owner)
+            && let syn::Expr::Path(p) = &*c.func
+            && p.path.segments.len() >= 2
+            && let Some(path) = c.args.first().and_then(self_path)
+            && let Some(callee) = p.path.segments.last()
+        {
+            let call = (path, callee.ident.to_string());
+            let key = (owner.clone(), m.clone());
+            self.fields.method_calls.entry(key).or_default().push(call);
+        }
         // `&self.f` lent to a free function of the crate that only operates on it in place.
         if let syn::Expr::Path(p) = &*c.func
             && let Some(g) = p.path.get_ident()
@@ -449,10 +462,12 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         self.closures = 0;
         // Items inside a function are not reachable from outside it.
         let scope = std::mem::replace(&mut self.exported_scope, false);
+        let self_method = self.self_method.take();
         let inputs: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
         let received = std::mem::replace(&mut self.received, received_names(&inputs, &f.block));
         syn::visit::visit_item_fn(self, f);
         self.received = received;
+        self.self_method = self_method;
         self.exported_scope = scope;
         (self.exclusive, self.by_ref, self.closures) = saved;
     }
@@ -488,6 +503,13 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         if let Some(syn::Stmt::Expr(syn::Expr::MethodCall(m), None)) = f.block.stmts.last() {
             self.handed.insert(m as *const _);
         }
+        if let (Some(op), Some(owner)) = (&api, &self.owner) {
+            let entry = (owner.clone(), op.method.clone(), self.file, op.clone());
+            self.fields.api_methods.push(entry);
+        }
+        let self_method = matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(_)))
+            .then(|| f.sig.ident.to_string());
+        let saved_self_method = std::mem::replace(&mut self.self_method, self_method);
         let saved_api = std::mem::replace(&mut self.api, api);
         self.closures = 0;
         let scope = std::mem::replace(&mut self.exported_scope, false);
@@ -498,6 +520,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         self.exported_scope = scope;
         (self.exclusive, self.by_ref, self.closures, self.method) = saved;
         self.api = saved_api;
+        self.self_method = saved_self_method;
     }
     fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
         let saved = std::mem::replace(&mut self.exclusive, false);
@@ -560,6 +583,15 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         }
         if let Some(syn::Expr::Field(f)) = in_place_receiver(mc) {
             self.ok.insert(f as *const _);
+        }
+        if let (Some(m), Some(owner)) = (&self.self_method, &self.owner) {
+            let key = (owner.clone(), m.clone());
+            if let Some((path, _)) = api_use(mc) {
+                self.fields.method_uses.entry(key).or_default().push(path);
+            } else if let Some(path) = self_path(&mc.receiver) {
+                let call = (path, mc.method.to_string());
+                self.fields.method_calls.entry(key).or_default().push(call);
+            }
         }
         if let Some(op) = &self.api
             && let Some(owner) = &self.owner

@@ -88,11 +88,26 @@ pub(super) struct Fields {
     /// (type, field) -> the methods other crates can call that use that field of `self` as a
     /// handle, with the file of their impl.
     pub(super) api_ops: HashMap<(String, String), Vec<(usize, ApiOp)>>,
+    /// (type, method) -> the fields from `self` that each of its methods (of any visibility,
+    /// taking `self` in any form) uses as a handle (see [`api_use`]).
+    pub(super) method_uses: HashMap<(String, String), Vec<Vec<String>>>,
+    /// (type, method) -> the methods it calls on `self` or on a field of it: the fields from
+    /// `self` to the receiver, and the method's name.
+    pub(super) method_calls: HashMap<(String, String), Vec<SelfCall>>,
+    /// The methods other crates can call that take `self`: (type, method, file of the impl, the
+    /// op's template).
+    pub(super) api_methods: Vec<(String, String, usize, ApiOp)>,
     /// The crate's traits by name: whether each definition is exported.
     pub(super) traits: HashMap<String, Vec<bool>>,
     /// The crate's structs and enums proved `Sync` by their fields' types (see `api.rs`).
     pub(super) api_sync: HashSet<String>,
+    /// (struct, field) whose declared type is proved `Sync` the same way.
+    pub(super) sync_fields: HashSet<(String, String)>,
 }
+
+/// A method called on `self` or on a field of it: the fields from `self` to the receiver, and
+/// the method's name.
+pub(super) type SelfCall = (Vec<String>, String);
 
 impl Fields {
     /// Resolves the names put behind an `Arc`/`Rc` (or a lock) once every binding is known;

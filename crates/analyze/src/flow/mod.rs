@@ -97,6 +97,7 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
             exported_scope: f.public,
             api: None,
             impl_trait: None,
+            self_method: None,
             handed: HashSet::new(),
             declaration: false,
             received: HashSet::new(),
@@ -107,6 +108,7 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
     ix.fields.resolve_shared();
     ix.fields.resolve_not_sync(&ix.imports);
     ix.fields.resolve_api_sync(&ix.imports);
+    ix.fields.resolve_api_delegation();
     let mut out = Vec::new();
     let mut notes = Vec::new();
     for (i, f) in krate.files.iter().enumerate() {
