@@ -772,11 +772,11 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         self.fields.escaping.extend(idents);
     }
     fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
-        let private: HashSet<String> = i
+        let inner: HashSet<String> = i
             .fields
             .iter()
             .enumerate()
-            .filter(|(_, f)| matches!(f.vis, syn::Visibility::Inherited))
+            .filter(|(_, f)| !matches!(f.vis, syn::Visibility::Public(_)))
             .map(|(n, f)| f.ident.as_ref().map_or(n.to_string(), ToString::to_string))
             .collect();
         let derives_clone = derives_clone(&i.attrs);
@@ -787,7 +787,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             self.fields.generated.insert(i.ident.to_string());
         }
         let tys: Vec<syn::Type> = i.fields.iter().map(|f| f.ty.clone()).collect();
-        let pub_fields = i
+        let pub_fields: HashSet<String> = i
             .fields
             .iter()
             .enumerate()
@@ -800,7 +800,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             &i.generics,
             derives_clone,
             tys.clone(),
-            pub_fields,
+            pub_fields.clone(),
         );
         self.fields.defs.push((i.ident.to_string(), self.file, tys));
         if let syn::Fields::Unnamed(_) = i.fields {
@@ -816,7 +816,11 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             .structs
             .entry(i.ident.to_string())
             .or_default()
-            .push((private, derives_clone));
+            .push(StructDef {
+                inner,
+                public: pub_fields,
+                derives_clone,
+            });
         syn::visit::visit_item_struct(self, i);
     }
     fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {

@@ -1,19 +1,19 @@
-//! Field facts ([`Fields`]): which private fields of which structs hold a handle that stays one
+//! Field facts ([`Fields`]): which crate-private fields of which structs hold a handle that stays one
 //! handle used by one thread at a time, which structs are `Clone`, shared, or not `Sync`, and
 //! the types of locals; gathered crate-wide by the [`FieldScan`] pass.
 
 use super::*;
 
 /// The crate's structs and how their fields are used, for handles stored in a field: such a
-/// handle stays a single handle, used by one thread at a time, when its field is private, its
-/// struct is not `Clone`, and every access to a field of that name anywhere in the crate is
+/// handle stays a single handle, used by one thread at a time, when its field is not `pub` (the
+/// crate's own code is all that can use it), its struct is not `Clone`, and every access to a field of that name anywhere in the crate is
 /// `self.f.send(..)`-like (a channel operation, possibly through `as_ref`/`unwrap`/`lock`) in a
 /// method taking `self` by value or `&mut self`, outside closures.
 #[derive(Default)]
 pub(super) struct Fields {
-    /// Struct name -> (private field names, or indices of a tuple struct; derives `Clone`), one
-    /// entry per definition.
-    pub(super) structs: HashMap<String, Vec<(HashSet<String>, bool)>>,
+    /// Struct name -> its definitions (several under `#[cfg]` alternatives, or in several
+    /// modules).
+    pub(super) structs: HashMap<String, Vec<StructDef>>,
     /// Structs declared `pub` (their public methods may run any number of times).
     pub(super) public: HashSet<String>,
     /// Types with an `impl Clone` (or `Copy`).
@@ -103,6 +103,17 @@ pub(super) struct Fields {
     pub(super) api_sync: HashSet<String>,
     /// (struct, field) whose declared type is proved `Sync` the same way.
     pub(super) sync_fields: HashSet<(String, String)>,
+}
+
+/// One definition of a struct, as the field rules need it.
+pub(super) struct StructDef {
+    /// Its fields (names, or indices of a tuple struct) that other crates cannot use: private
+    /// or `pub(crate)`/`pub(super)`/`pub(in ..)`. Every access to them is in this crate, where
+    /// the scan sees it.
+    pub(super) inner: HashSet<String>,
+    /// Its fields declared `pub`.
+    pub(super) public: HashSet<String>,
+    pub(super) derives_clone: bool,
 }
 
 /// A method called on `self` or on a field of it: the fields from `self` to the receiver, and
@@ -243,7 +254,7 @@ impl Fields {
     pub(super) fn unread(&self, name: &str, field: &str) -> bool {
         self.structs
             .get(name)
-            .is_some_and(|defs| defs.iter().any(|(private, _)| private.contains(field)))
+            .is_some_and(|defs| defs.iter().any(|d| d.inner.contains(field)))
             && !self
                 .holders
                 .get(name)
@@ -359,9 +370,15 @@ impl Fields {
     }
 
     pub(super) fn confined_exclusive(&self, name: &str, field: &str) -> bool {
-        matches!(self.structs.get(name).map(Vec::as_slice), Some([(private, derives_clone)])
-            if !derives_clone && private.contains(field))
-            && !self.cloned.contains(name)
+        // Every definition of the name (`#[cfg]` alternatives, or another module's struct) that
+        // has the field keeps it from other crates and is not `Clone`; the facts below are
+        // gathered by name, for all of them at once.
+        self.structs.get(name).is_some_and(|defs| {
+            defs.iter().any(|d| d.inner.contains(field))
+                && !defs.iter().any(|d| {
+                    d.public.contains(field) || (d.derives_clone && d.inner.contains(field))
+                })
+        }) && !self.cloned.contains(name)
             && !self.escaping.contains(field)
             && !self.shared.contains(name)
             && !self.unknown_shared
