@@ -27,6 +27,8 @@ pub(super) struct Finder<'i, 'a> {
     pub(super) trait_impl: bool,
     /// Whether items here are reachable from outside the crate (see [`exported_scope`]).
     pub(super) exported_scope: bool,
+    /// Blocks that initialise a `let` binding one name, and where their value goes.
+    pub(super) tails: HashMap<*const syn::Block, BlockTail<'a>>,
 }
 
 /// A channel found at `site` whose two sides are refused for `reason`; `func_span` is the byte
@@ -51,7 +53,7 @@ pub(super) fn refused(
     }
 }
 
-impl Finder<'_, '_> {
+impl<'a> Finder<'_, 'a> {
     /// Reports, refused for `reason`, every constructor named in macro tokens (a path that
     /// resolves to one and is called or given a turbofish; not a method or a definition).
     pub(super) fn tokens(&mut self, ts: &TokenStream, reason: &str) {
@@ -263,7 +265,7 @@ impl Finder<'_, '_> {
                         .iter()
                         .map(|c| {
                             let at = (&c.owner, &c.function(self.ix), not_sync, cloneable);
-                            side_named(self.ix, c.file, at, c.name.clone(), &c.rest, false)
+                            side_named(self.ix, c.file, at, c.name.clone(), &c.rest, false, None)
                         })
                         .collect();
                     if several && sides.windows(2).any(|w| w[0] != w[1]) {
@@ -281,7 +283,26 @@ impl Finder<'_, '_> {
         }
     }
 
-    pub(super) fn block(&mut self, b: &syn::Block, is_fn_body: bool) {
+    pub(super) fn block(&mut self, b: &'a syn::Block, is_fn_body: bool) {
+        // `let x = { .. };`: the inner block's value is bound to `x` (not a labelled block, whose
+        // `break 'l v` may give another value).
+        for (i, st) in b.stmts.iter().enumerate() {
+            if let syn::Stmt::Local(l) = st
+                && let Some(init) = &l.init
+                && init.diverge.is_none()
+                && let syn::Expr::Block(inner) = &*init.expr
+                && inner.label.is_none()
+                && let Some(name) = pat_ident(&l.pat)
+            {
+                let tail = BlockTail {
+                    name,
+                    rest: &b.stmts[i + 1..],
+                    is_fn_body,
+                };
+                self.tails.insert(&inner.block as *const _, tail);
+            }
+        }
+        let tail = self.tails.get(&(b as *const _));
         for (i, st) in b.stmts.iter().enumerate() {
             let syn::Stmt::Local(l) = st else { continue };
             let Some(init) = &l.init else { continue };
@@ -299,9 +320,9 @@ impl Finder<'_, '_> {
                 let std_rx = ch.constructor.starts_with("std::sync::mpsc::");
                 let (spsc, std_any) = self.uncloneable(call);
                 let at = (&self.owner, &self.cur, false, !spsc);
-                ch.senders = side(self.ix, self.file, at, elems[0], rest, is_fn_body);
+                ch.senders = side(self.ix, self.file, at, elems[0], rest, is_fn_body, tail);
                 let at = (&self.owner, &self.cur, std_rx, !spsc && !std_any);
-                ch.receivers = side(self.ix, self.file, at, elems[1], rest, is_fn_body);
+                ch.receivers = side(self.ix, self.file, at, elems[1], rest, is_fn_body, tail);
             }
             self.out.push(ch);
         }

@@ -10,7 +10,8 @@
 //!
 //! Layout: this file runs the passes ([`analyze`]); `index.rs` indexes the crate's functions,
 //! macros and statics; `fields.rs` holds the field facts and `field_scan.rs` gathers them;
-//! `finder.rs` finds the constructors and starts one walk per side; `walker.rs` holds a walk's
+//! `finder.rs` finds the constructors and starts one walk per side, which `side.rs` runs and
+//! turns into a verdict; `walker.rs` holds a walk's
 //! state and its rules; `dispatch.rs` sends each expression form to its rule (`method_call.rs`,
 //! `call.rs`, `literal.rs`, `loops.rs`, or a short one of its own); `calls.rs` follows handles into
 //! the crate's own functions; `api.rs` holds the rule for a library's structs in other crates'
@@ -36,6 +37,7 @@ mod index;
 mod literal;
 mod loops;
 mod method_call;
+mod side;
 mod walker;
 
 use api::*;
@@ -45,6 +47,7 @@ use fields::*;
 use finder::*;
 use in_place::*;
 use index::*;
+use side::*;
 use walker::*;
 
 /// Analyses every channel construction of the crate.
@@ -123,6 +126,7 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
             cur: None,
             trait_impl: false,
             exported_scope: f.public,
+            tails: HashMap::new(),
         };
         finder.visit_file(&f.ast);
     }
