@@ -284,9 +284,22 @@ impl LetCaller {
     }
 }
 
-pub(super) fn let_callers(krate: &Crate, name: &str, pos: Option<usize>) -> Option<Vec<LetCaller>> {
+/// The callers of function `name` (of type `owner`, for an associated function that takes no
+/// `self`): `Some` when every call of it in the crate binds its value (or element `pos` of a
+/// tuple) to a name by `let`, and nothing else names it; each such `let` with the statements
+/// after it. Without an owner, every call of any function of that name counts. With one, the
+/// calls are `Owner::name(..)` and, inside an impl of `Owner`, `Self::name(..)`; a crate that
+/// renames the type (`use .. as`, a `type` alias naming it) may call it otherwise, and has none.
+pub(super) fn let_callers(
+    krate: &Crate,
+    name: &str,
+    pos: Option<usize>,
+    owner: Option<&str>,
+) -> Option<Vec<LetCaller>> {
     struct LetCallers<'n> {
         name: &'n str,
+        /// The associated function's type.
+        of: Option<&'n str>,
         pos: Option<usize>,
         file: usize,
         owner: Option<String>,
@@ -315,15 +328,25 @@ pub(super) fn let_callers(krate: &Crate, name: &str, pos: Option<usize>) -> Opti
         fn is_call(&self, e: &syn::Expr) -> Option<usize> {
             match e {
                 syn::Expr::Call(c) => match &*c.func {
-                    syn::Expr::Path(p)
-                        if p.path.segments.last().is_some_and(|s| s.ident == self.name) =>
-                    {
-                        Some(c as *const _ as usize)
-                    }
+                    syn::Expr::Path(p) if self.names_it(&p.path) => Some(c as *const _ as usize),
                     _ => None,
                 },
-                syn::Expr::MethodCall(m) if m.method == self.name => Some(m as *const _ as usize),
+                syn::Expr::MethodCall(m) if self.of.is_none() && m.method == self.name => {
+                    Some(m as *const _ as usize)
+                }
                 _ => None,
+            }
+        }
+        /// Whether `path` names the function: by its last segment, or for an associated one
+        /// `Owner::name` (`Self::name` in an impl of `Owner`).
+        fn names_it(&self, path: &syn::Path) -> bool {
+            let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            match (self.of, segs.as_slice()) {
+                (None, [.., f]) => f == self.name,
+                (Some(o), [.., t, f]) => {
+                    f == self.name && (t == o || (t == "Self" && self.owner.as_deref() == Some(o)))
+                }
+                _ => false,
             }
         }
     }
@@ -393,20 +416,39 @@ pub(super) fn let_callers(krate: &Crate, name: &str, pos: Option<usize>) -> Opti
                     return;
                 }
             } else if let syn::Expr::Path(p) = e
-                && p.path.segments.last().is_some_and(|s| s.ident == self.name)
+                && (self.names_it(&p.path)
+                    // `<Owner>::name`, `<T as Trait>::name`: the type is not read here.
+                    || (p.qself.is_some()
+                        && p.path.segments.last().is_some_and(|s| s.ident == self.name)))
             {
                 self.bad = true;
             }
             syn::visit::visit_expr(self, e);
         }
         fn visit_macro(&mut self, m: &'a syn::Macro) {
-            if mentions_tokens(&m.tokens, &HashSet::from([self.name.to_string()])) {
+            let names = |n: &str| mentions_tokens(&m.tokens, &HashSet::from([n.to_string()]));
+            if names(self.name) && self.of.is_none_or(|o| names(o) || names("Self")) {
                 self.bad = true;
             }
+        }
+        fn visit_use_rename(&mut self, r: &'a syn::UseRename) {
+            // `use .. Owner as X`, or another item imported as `Owner`.
+            if self.of.is_some_and(|o| r.ident == o || r.rename == o) {
+                self.bad = true;
+            }
+        }
+        fn visit_item_type(&mut self, t: &'a syn::ItemType) {
+            let mut ids = HashSet::new();
+            type_idents(&t.ty, &mut ids);
+            if self.of.is_some_and(|o| ids.contains(o)) {
+                self.bad = true;
+            }
+            syn::visit::visit_item_type(self, t);
         }
     }
     let mut c = LetCallers {
         name,
+        of: owner,
         pos,
         file: 0,
         owner: None,
@@ -682,11 +724,16 @@ impl Walker<'_, '_> {
         c: &Passes,
         pos: Option<usize>,
     ) -> bool {
-        // One definition, and no `return` that could hand the callers another value.
-        if self.ix.fns.get(&cur.name).is_none_or(|d| d.len() != 1) || has_return(cur.block) {
+        // One definition (of its type, for an associated function without `self`, which
+        // calls name by its type), and no `return` that could hand the callers another value.
+        let of = self.owner.clone().filter(|_| !takes_self(cur.sig));
+        let defs = self.ix.fns.get(&cur.name).map_or(0, |d| {
+            d.iter().filter(|d| of.is_none() || d.owner == of).count()
+        });
+        if defs != 1 || has_return(cur.block) {
             return false;
         }
-        let Some(callers) = let_callers(self.ix.krate, &cur.name, pos) else {
+        let Some(callers) = let_callers(self.ix.krate, &cur.name, pos, of.as_deref()) else {
             return false;
         };
         let handle = match c {

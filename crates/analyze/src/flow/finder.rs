@@ -242,8 +242,8 @@ impl<'a> Finder<'_, 'a> {
         let private = !cur.public && self.ix.fns.get(&cur.name).is_some_and(|d| d.len() == 1);
         let callers = (only_ctors && private)
             .then(|| {
-                let txs = let_callers(self.ix.krate, &cur.name, Some(0))?;
-                let rxs = let_callers(self.ix.krate, &cur.name, Some(1))?;
+                let txs = let_callers(self.ix.krate, &cur.name, Some(0), None)?;
+                let rxs = let_callers(self.ix.krate, &cur.name, Some(1), None)?;
                 (!txs.is_empty() && txs.len() == rxs.len()).then_some((txs, rxs))
             })
             .flatten();
