@@ -25,10 +25,14 @@ impl Walker<'_, '_> {
             _ => false,
         };
         if threads_lib && matches!(last.as_str(), "spawn" | "spawn_fifo" | "spawn_broadcast") {
-            let cls: Vec<_> = args.iter().filter_map(|a| self.as_closure(a)).collect();
+            let cls: Vec<&syn::Expr> = args
+                .iter()
+                .copied()
+                .filter(|a| self.as_closure(a).is_some() || block_closure(a).is_some())
+                .collect();
             if !cls.is_empty() {
-                for cl in &cls {
-                    self.spawn(cl, c.func.span(), last == "spawn_broadcast");
+                for a in cls {
+                    self.spawn_arg(a, c.func.span(), last == "spawn_broadcast");
                 }
                 return;
             }

@@ -27,7 +27,9 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
             syn::Expr::MethodCall(mc) => self.method_call(e, mc),
             syn::Expr::Call(c) => self.call(c),
             syn::Expr::Closure(c) => {
-                if mentions(e, &self.names) {
+                if let Some(&(span, broadcast)) = self.spawned_tails.get(&(c as *const _)) {
+                    self.spawn(c, span, broadcast);
+                } else if mentions(e, &self.names) {
                     self.refuse(
                         "captured by a closure the analysis does not follow",
                         c.span(),

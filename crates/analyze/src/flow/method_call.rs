@@ -101,7 +101,10 @@ impl Walker<'_, '_> {
             .unwrap_or_default();
         // A method whose parameter there is a struct or enum of the crate cannot be given the
         // closure: not a candidate.
-        let closure_at = mc.args.iter().position(|a| self.as_closure(a).is_some());
+        let closure_at = mc
+            .args
+            .iter()
+            .position(|a| self.as_closure(a).is_some() || block_closure(a).is_some());
         let own: Vec<&FnDef<'_>> = own
             .into_iter()
             .filter(|d| closure_at.is_none_or(|i| self.accepts_closure(d.sig, i + 1)))
@@ -117,16 +120,19 @@ impl Walker<'_, '_> {
             defs => closure_at.is_some_and(|i| defs.iter().all(|d| job_runs_once(d.sig, i + 1))),
         };
         if once && (m.starts_with("spawn") || m.starts_with("execute")) {
-            let cls: Vec<_> = mc
+            let cls: Vec<&syn::Expr> = mc
                 .args
                 .iter()
-                .filter_map(|a| self.as_closure(a))
-                .filter(|c| m.starts_with("spawn") || c.capture.is_some())
+                .filter(|a| {
+                    let c = self.as_closure(a);
+                    let c = c.as_ref().or_else(|| block_closure(a));
+                    c.is_some_and(|c| m.starts_with("spawn") || c.capture.is_some())
+                })
                 .collect();
             if !cls.is_empty() {
                 self.visit_expr(&mc.receiver);
-                for c in &cls {
-                    self.spawn(c, mc.method.span(), m == "spawn_broadcast");
+                for a in cls {
+                    self.spawn_arg(a, mc.method.span(), m == "spawn_broadcast");
                 }
                 return;
             }

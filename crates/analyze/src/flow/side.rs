@@ -82,6 +82,7 @@ pub(super) fn side_named<'a>(
         cur: cur.clone(),
         not_sync,
         cloneable,
+        spawned_tails: HashMap::new(),
     };
     match tail {
         Some(t) => {

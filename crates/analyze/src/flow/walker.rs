@@ -163,6 +163,20 @@ pub(super) struct Walker<'w, 'a> {
     pub(super) not_sync: bool,
     /// Whether the handle can be cloned (not a std receiver, nor welltempered's spsc handles).
     pub(super) cloneable: bool,
+    /// Closures that a spawn receives as the value of a block, which the walk reaches at the
+    /// block's end: spawned there (from the call's span; whether on every worker).
+    pub(super) spawned_tails: HashMap<*const syn::ExprClosure, (Span, bool)>,
+}
+
+/// The closure an unlabelled block `{ ..; move || .. }` ends with, as its value.
+pub(super) fn block_closure(e: &syn::Expr) -> Option<&syn::ExprClosure> {
+    match e {
+        syn::Expr::Block(b) if b.label.is_none() => match b.block.stmts.last() {
+            Some(syn::Stmt::Expr(syn::Expr::Closure(c), None)) => Some(c),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The count a set of handles adds up to.
@@ -630,6 +644,25 @@ impl Walker<'_, '_> {
                 self.closures.get(&id).cloned()
             }
             _ => None,
+        }
+    }
+
+    /// A spawn's argument `a`: a closure (see [`Walker::as_closure`]), or a block whose value
+    /// is one (`spawn({ let tx = tx.clone(); move || .. })`): the block's statements run here,
+    /// on this thread, and the closure they end with is spawned with the names they bind.
+    pub(super) fn spawn_arg(&mut self, a: &syn::Expr, span: Span, broadcast: bool) {
+        if let Some(c) = block_closure(a) {
+            let key = c as *const _;
+            let outer = self.spawned_tails.insert(key, (span, broadcast));
+            if let syn::Expr::Block(b) = a {
+                self.stmts(&b.block.stmts, false);
+            }
+            match outer {
+                Some(o) => self.spawned_tails.insert(key, o),
+                None => self.spawned_tails.remove(&key),
+            };
+        } else if let Some(cl) = self.as_closure(a) {
+            self.spawn(&cl, span, broadcast);
         }
     }
 
