@@ -112,8 +112,14 @@ impl Walker<'_, '_> {
         // A thread library's scope spawns its closure once, on a thread of its own.
         let on_scope = matches!(&*mc.receiver, syn::Expr::Path(p)
             if p.path.get_ident().is_some_and(|i| self.scope.scopes.contains(&i.to_string())));
+        // `std::thread::Builder::new()..spawn(..)` (or `spawn_scoped`) is std's, whatever
+        // methods of that name the crate has.
+        let std_builder = m.starts_with("spawn")
+            && builder_root(&mc.receiver).is_some_and(|p| {
+                self.ix.imports[self.file].canonical(p) == ["std", "thread", "Builder", "new"]
+            });
         let once = match own.as_slice() {
-            _ if on_scope && m == "spawn" => true,
+            _ if (on_scope && m == "spawn") || std_builder => true,
             [] => true,
             // Whichever of the crate's methods of that name it is (one, or several that agree):
             // each runs the job at most once at a time.
@@ -223,6 +229,21 @@ impl Walker<'_, '_> {
             }
             syn::Expr::Paren(p) => self.iterated_handle(&p.expr),
             _ => false,
+        }
+    }
+}
+
+/// The path of the call a chain of method calls starts from: `thread::Builder::new` of
+/// `thread::Builder::new().name(..).stack_size(..)`.
+fn builder_root(mut e: &syn::Expr) -> Option<&syn::Path> {
+    loop {
+        match e {
+            syn::Expr::MethodCall(m) => e = &m.receiver,
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) if p.qself.is_none() => return Some(&p.path),
+                _ => return None,
+            },
+            _ => return None,
         }
     }
 }
