@@ -1,14 +1,15 @@
-//! Field facts ([`Fields`]): which crate-private fields of which structs hold a handle that stays one
-//! handle used by one thread at a time, which structs are `Clone`, shared, or not `Sync`, and
-//! the types of locals; gathered crate-wide by the [`FieldScan`] pass.
+//! Field facts ([`Fields`]): which crate-private fields of which structs hold a handle that
+//! stays one handle used by one thread at a time, which structs are `Clone`, shared, or not
+//! `Sync`, and the types of locals; gathered crate-wide by the [`FieldScan`] pass.
 
 use super::*;
 
 /// The crate's structs and how their fields are used, for handles stored in a field: such a
 /// handle stays a single handle, used by one thread at a time, when its field is not `pub` (the
-/// crate's own code is all that can use it), its struct is not `Clone`, and every access to a field of that name anywhere in the crate is
-/// `self.f.send(..)`-like (a channel operation, possibly through `as_ref`/`unwrap`/`lock`) in a
-/// method taking `self` by value or `&mut self`, outside closures.
+/// crate's own code is all that can use it), its struct is not `Clone`, and every access to a
+/// field of that name anywhere in the crate is `self.f.send(..)`-like (a channel operation,
+/// possibly through `as_ref`/`unwrap`/`lock`) in a method taking `self` by value or
+/// `&mut self`, outside closures.
 #[derive(Default)]
 pub(super) struct Fields {
     /// Struct name -> its definitions (several under `#[cfg]` alternatives, or in several

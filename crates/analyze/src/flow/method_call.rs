@@ -233,12 +233,15 @@ impl Walker<'_, '_> {
     }
 }
 
-/// The path of the call a chain of method calls starts from: `thread::Builder::new` of
-/// `thread::Builder::new().name(..).stack_size(..)`.
+/// The path of the call a chain of std `Builder` setters starts from: `thread::Builder::new` of
+/// `thread::Builder::new().name(..).stack_size(..)`. (Any other method in the chain may be the
+/// crate's own, through an extension trait, and return another type.)
 fn builder_root(mut e: &syn::Expr) -> Option<&syn::Path> {
     loop {
         match e {
-            syn::Expr::MethodCall(m) => e = &m.receiver,
+            syn::Expr::MethodCall(m) if m.method == "name" || m.method == "stack_size" => {
+                e = &m.receiver;
+            }
             syn::Expr::Call(c) => match &*c.func {
                 syn::Expr::Path(p) if p.qself.is_none() => return Some(&p.path),
                 _ => return None,
