@@ -12,6 +12,15 @@ impl Walker<'_, '_> {
             return;
         };
         let args: Vec<&syn::Expr> = c.args.iter().collect();
+        // `std::panic::catch_unwind(f)`, also of `AssertUnwindSafe(f)`: `f` runs once, here.
+        if let syn::Expr::Path(p) = &*c.func
+            && self.std_path(&p.path, &["std", "panic", "catch_unwind"])
+            && let [a] = args.as_slice()
+            && let Some(cl) = self.unwind_safe_closure(a)
+        {
+            self.inline_closure(&cl, false);
+            return;
+        }
         // Free `spawn`/`scope`/`join` only when they resolve to the thread libraries
         // (a crate's own `spawn` may run its closure any number of times).
         let threads_lib = match &*c.func {
@@ -173,5 +182,31 @@ impl Walker<'_, '_> {
             }
         }
         self.visit_expr(&c.func);
+    }
+}
+
+impl Walker<'_, '_> {
+    /// Whether `path`, written in the file being walked, names std's item `canon` (through the
+    /// file's imports; `core::` for `std::` too).
+    fn std_path(&self, path: &syn::Path, canon: &[&str]) -> bool {
+        let c = self.ix.imports[self.file].canonical(path);
+        c.len() == canon.len()
+            && c.iter()
+                .zip(canon)
+                .enumerate()
+                .all(|(i, (a, b))| a == b || (i == 0 && *b == "std" && a == "core"))
+    }
+
+    /// The closure `e` is, also through std's `AssertUnwindSafe(..)`.
+    fn unwind_safe_closure(&self, e: &syn::Expr) -> Option<syn::ExprClosure> {
+        if let syn::Expr::Call(c) = e
+            && let syn::Expr::Path(p) = &*c.func
+            && self.std_path(&p.path, &["std", "panic", "AssertUnwindSafe"])
+            && let Some(inner) = c.args.first()
+            && c.args.len() == 1
+        {
+            return self.unwind_safe_closure(inner);
+        }
+        self.as_closure(e)
     }
 }
