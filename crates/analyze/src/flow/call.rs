@@ -188,7 +188,7 @@ impl Walker<'_, '_> {
 impl Walker<'_, '_> {
     /// Whether `path`, written in the file being walked, names std's item `canon` (through the
     /// file's imports; `core::` for `std::` too).
-    fn std_path(&self, path: &syn::Path, canon: &[&str]) -> bool {
+    pub(super) fn std_path(&self, path: &syn::Path, canon: &[&str]) -> bool {
         let c = self.ix.imports[self.file].canonical(path);
         c.len() == canon.len()
             && c.iter()

@@ -115,9 +115,8 @@ impl Walker<'_, '_> {
         // `std::thread::Builder::new()..spawn(..)` (or `spawn_scoped`) is std's, whatever
         // methods of that name the crate has.
         let std_builder = m.starts_with("spawn")
-            && builder_root(&mc.receiver).is_some_and(|p| {
-                self.ix.imports[self.file].canonical(p) == ["std", "thread", "Builder", "new"]
-            });
+            && builder_root(&mc.receiver)
+                .is_some_and(|p| self.std_path(p, &["std", "thread", "Builder", "new"]));
         let once = match own.as_slice() {
             _ if (on_scope && m == "spawn") || std_builder => true,
             [] => true,
