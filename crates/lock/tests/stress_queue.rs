@@ -74,8 +74,13 @@ fn stress<L: RawMutex<Guard = GuardNoSend> + Sync>(threads: u64, iters: u64) {
 }
 
 /// Iterations per thread for each thread count: park forms.
+/// Under ThreadSanitizer (`scripts/tsan.sh`), which slows every atomic access and lets 64
+/// threads on 2 cores wait out whole time slices per handoff, fewer: it looks for races, which
+/// thousands of contended handoffs per form show as well; the full counts run without it.
 const PARK: [(u64, u64); 4] = if cfg!(miri) {
     [(2, 10), (4, 5), (16, 1), (64, 1)]
+} else if cfg!(welltempered_tsan) {
+    [(2, 5_000), (4, 2_000), (16, 400), (64, 100)]
 } else {
     [(2, 20_000), (4, 10_000), (16, 2_000), (64, 500)]
 };
@@ -83,6 +88,8 @@ const PARK: [(u64, u64); 4] = if cfg!(miri) {
 /// Iterations per thread for each thread count: spin forms (few at 64: they collapse).
 const SPIN: [(u64, u64); 4] = if cfg!(miri) {
     [(2, 10), (4, 5), (16, 1), (64, 1)]
+} else if cfg!(welltempered_tsan) {
+    [(2, 500), (4, 200), (16, 20), (64, 3)]
 } else {
     [(2, 2_000), (4, 500), (16, 50), (64, 10)]
 };
