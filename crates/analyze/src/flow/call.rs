@@ -21,6 +21,19 @@ impl Walker<'_, '_> {
             self.inline_closure(&cl, false);
             return;
         }
+        // `std::mem::replace(&mut self.f, h)`: stores `h` as `self.f = h` does (the old value is
+        // the field's, not this walk's).
+        if let syn::Expr::Path(p) = &*c.func
+            && self.std_path(&p.path, &["std", "mem", "replace"])
+            && let [place, value] = args.as_slice()
+            && let syn::Expr::Reference(r) = place
+            && r.mutability.is_some()
+            && let Some((n, f)) = self.self_field(&r.expr)
+            && let Some(carried) = self.carries(value)
+        {
+            self.moved_to_field(carried, Some(&n), &f, value);
+            return;
+        }
         // Free `spawn`/`scope`/`join` only when they resolve to the thread libraries
         // (a crate's own `spawn` may run its closure any number of times).
         let threads_lib = match &*c.func {
@@ -62,7 +75,10 @@ impl Walker<'_, '_> {
                 return;
             }
         }
-        if last == "drop" && args.len() == 1 && self.carries(args[0]).is_some() {
+        if args.len() == 1
+            && matches!(&*c.func, syn::Expr::Path(p) if is_std_drop(&p.path, &self.ix.imports[self.file], &self.ix.fns, self.ix.fields.drop_shadowed))
+            && self.carries(args[0]).is_some()
+        {
             return;
         }
         let is_ctor = matches!(&*c.func, syn::Expr::Path(p)

@@ -42,7 +42,11 @@ impl<'v> Visit<'v> for Walker<'_, '_> {
             syn::Expr::Struct(s) => self.struct_literal(s),
             syn::Expr::Assign(a) => {
                 if let Some(c) = self.carries(&a.right) {
-                    self.stored(c, "stored in a field", a.right.span());
+                    match self.self_field(&a.left) {
+                        // `self.f = h`: as a literal's field `f: h` of the impl's struct.
+                        Some((n, f)) => self.moved_to_field(c, Some(&n), &f, &a.right),
+                        None => self.stored(c, "stored in a field", a.right.span()),
+                    }
                 } else {
                     self.visit_expr(&a.right);
                 }

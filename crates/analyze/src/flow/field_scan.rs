@@ -56,6 +56,29 @@ pub(super) struct FieldScan<'f, 'a> {
 }
 
 impl FieldScan<'_, '_> {
+    /// `std::mem::replace(&mut x.f, v)` or `std::mem::take(&mut x.f)` whose value `e` is dropped
+    /// where it is made (a statement, `let _ =`, `drop(..)`): the field's old value is dropped
+    /// in place, as by `x.f = v`.
+    fn dropped_in_place(&mut self, e: &syn::Expr) {
+        if let syn::Expr::Call(c) = e
+            && let syn::Expr::Path(p) = &*c.func
+            && let canon = self.imports[self.file].canonical(&p.path)
+            && matches!(
+                canon
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .as_slice(),
+                ["std" | "core", "mem", "replace" | "take"]
+            )
+            && let Some(syn::Expr::Reference(r)) = c.args.first()
+            && r.mutability.is_some()
+            && let syn::Expr::Field(f) = &*r.expr
+        {
+            self.ok.insert(f as *const _);
+        }
+    }
+
     /// Whether `path`'s segment `from_end` from its end (1: a type, `Mutex<T>`; 2: a
     /// constructor, `Mutex::new`) names one of the [`SHARERS`] (or a sharer alias), as written
     /// or through the file's imports (`use std::sync::Mutex as Lock`).
@@ -363,7 +386,31 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         }
         syn::visit::visit_expr_struct(self, s);
     }
+    fn visit_stmt(&mut self, st: &'a syn::Stmt) {
+        match st {
+            syn::Stmt::Expr(e, Some(_)) => self.dropped_in_place(e),
+            syn::Stmt::Local(l) if matches!(l.pat, syn::Pat::Wild(_)) => {
+                if let Some(i) = &l.init {
+                    self.dropped_in_place(&i.expr);
+                }
+            }
+            _ => {}
+        }
+        syn::visit::visit_stmt(self, st);
+    }
     fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+        // `drop(x)`: std's (see [`is_std_drop`]).
+        if let syn::Expr::Path(p) = &*c.func
+            && let [arg] = c.args.iter().collect::<Vec<_>>().as_slice()
+            && is_std_drop(
+                &p.path,
+                &self.imports[self.file],
+                self.fns,
+                self.fields.drop_shadowed,
+            )
+        {
+            self.dropped_in_place(arg);
+        }
         for a in &c.args {
             if let syn::Expr::MethodCall(m) = a {
                 self.handed.insert(m as *const _);

@@ -75,6 +75,9 @@ pub(super) struct Fields {
     pub(super) par_bridge: bool,
     /// Types with an `impl Iterator`.
     pub(super) iterators: HashSet<String>,
+    /// Whether the crate binds the name `drop` (a local, a parameter, a static or a constant),
+    /// which may shadow std's `drop` where it is called.
+    pub(super) drop_shadowed: bool,
     /// Whether something of a type the scan cannot tell is put behind an `Arc`/`Rc`.
     pub(super) unknown_shared: bool,
     /// Crate-wide: local and parameter names -> the types they are bound to (`None`: unknown).

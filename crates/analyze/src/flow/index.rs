@@ -263,7 +263,16 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
             });
         syn::visit::visit_impl_item_fn(self, f);
     }
+    fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+        self.ix.fields.drop_shadowed |= p.ident == "drop";
+        syn::visit::visit_pat_ident(self, p);
+    }
+    fn visit_item_const(&mut self, c: &'a syn::ItemConst) {
+        self.ix.fields.drop_shadowed |= c.ident == "drop";
+        syn::visit::visit_item_const(self, c);
+    }
     fn visit_item_static(&mut self, s: &'a syn::ItemStatic) {
+        self.ix.fields.drop_shadowed |= s.ident == "drop";
         let ty = match &*s.ty {
             syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
             _ => None,

@@ -294,6 +294,25 @@ fn is_parallel(e: &syn::Expr) -> bool {
     }
 }
 
+/// Whether `path`, written in a file with `imports`, is std's `drop`: `std::mem::drop` (or
+/// `core::`'s), or `drop` from the prelude when the crate has no free function of that name and
+/// binds it nowhere else (`shadowed`: a local, a parameter, a static, a constant).
+fn is_std_drop(
+    path: &syn::Path,
+    imports: &Imports,
+    fns: &HashMap<String, Vec<FnDef<'_>>>,
+    shadowed: bool,
+) -> bool {
+    let canon = imports.canonical(path);
+    let canon: Vec<&str> = canon.iter().map(String::as_str).collect();
+    matches!(canon.as_slice(), ["std" | "core", "mem", "drop"])
+        || (canon == ["drop"]
+            && !shadowed
+            && !fns
+                .get("drop")
+                .is_some_and(|d| d.iter().any(|d| d.owner.is_none())))
+}
+
 /// Whether an expression that carries a handle hands over an owned handle (moved, cloned, or
 /// wrapped by value), not a reference to one.
 fn owned(e: &syn::Expr) -> bool {
