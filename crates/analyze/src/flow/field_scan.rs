@@ -120,88 +120,9 @@ impl FieldScan<'_, '_> {
                 tys,
             });
     }
+}
 
-    /// The type of `e` as far as the syntax tells (`Err` with a local's name to resolve later).
-    pub(super) fn guess(&self, e: &syn::Expr) -> Result<Option<String>, String> {
-        let seg = |p: &syn::Path, i: usize| -> Option<String> {
-            let n = p.segments.len();
-            let s = p.segments.iter().nth(n.checked_sub(i)?)?.ident.to_string();
-            if s == "Self" {
-                self.owner.clone()
-            } else {
-                Some(s)
-            }
-        };
-        match e {
-            syn::Expr::Struct(s) => Ok(seg(&s.path, 1)),
-            syn::Expr::Paren(p) => self.guess(&p.expr),
-            syn::Expr::Reference(r) => self.guess(&r.expr),
-            syn::Expr::Lit(_) => Ok(Some(String::new())),
-            syn::Expr::Closure(_) => Ok(Some(CLOSURE.into())),
-            syn::Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
-                self.guess(&m.receiver)
-            }
-            syn::Expr::Call(c) => {
-                let syn::Expr::Path(p) = &*c.func else {
-                    return Ok(None);
-                };
-                let outer = seg(&p.path, 2);
-                if c.args.len() == 1
-                    && matches!(
-                        outer.as_deref(),
-                        Some("Mutex" | "RwLock" | "RefCell" | "Cell" | "Box" | "Some")
-                    )
-                {
-                    return self.guess(&c.args[0]);
-                }
-                if p.path.segments.len() == 1 {
-                    return Ok(seg(&p.path, 1).filter(|s| s.starts_with(char::is_uppercase)));
-                }
-                Ok(outer.filter(|s| s.starts_with(char::is_uppercase)))
-            }
-            syn::Expr::Path(p) => match p.path.get_ident() {
-                Some(i) => Err(i.to_string()),
-                None => Ok(None),
-            },
-            _ => Ok(None),
-        }
-    }
-
-    /// Records the type of `e`, put behind an `Arc`/`Rc`.
-    pub(super) fn share(&mut self, e: &syn::Expr) {
-        match e {
-            syn::Expr::Tuple(t) => {
-                for x in &t.elems {
-                    self.share(x);
-                }
-            }
-            syn::Expr::Path(p) if p.path.is_ident("self") => match &self.owner {
-                Some(o) => {
-                    self.fields.shared.insert(o.clone());
-                }
-                None => self.fields.unknown_shared = true,
-            },
-            syn::Expr::Struct(s) => {
-                for seg in &s.path.segments {
-                    self.fields.shared.insert(seg.ident.to_string());
-                }
-                if let Ok(Some(t)) = self.guess(e) {
-                    self.fields.shared.insert(t);
-                }
-            }
-            _ => match self.guess(e) {
-                // A container's element type is not read off the syntax.
-                Ok(Some(t)) if !self.generics.contains(&t) && !CONTAINERS.contains(&t.as_str()) => {
-                    self.fields.shared.insert(t);
-                }
-                Ok(_) => self.fields.unknown_shared = true,
-                Err(v) => {
-                    self.fields.arc_vars.insert(v);
-                }
-            },
-        }
-    }
-
+impl FieldScan<'_, '_> {
     pub(super) fn bind(
         &mut self,
         pat: &syn::Pat,
@@ -225,19 +146,27 @@ impl FieldScan<'_, '_> {
             return;
         }
         let Some(n) = pat_ident(pat) else { return };
-        // A closure's type (a parameter of a generic bounded by `Fn*`, or `impl Fn*`) is no
-        // struct of the crate.
+        // A closure of a type parameter bounded by `Fn*`, or of an `impl Fn*`, is no struct of
+        // the crate but may hold some, captured where it was made: of unknown type.
         let closure = ty.is_some_and(|t| match t {
             syn::Type::ImplTrait(i) => i.bounds.iter().any(fn_bound),
             _ => type_name(t).is_some_and(|n| self.fn_generics.contains(&n)),
         });
         if closure {
-            self.fields
-                .locals
-                .entry(n)
-                .or_default()
-                .push(Ok(Some(CLOSURE.into())));
+            self.fields.locals.entry(n).or_default().push(Ok(None));
             return;
+        }
+        // A closure holds what it captures: sharing it shares their values.
+        if let Some(c) = init.and_then(held_closure) {
+            for v in captures(c) {
+                if v == "self" {
+                    let o = self.owner.clone();
+                    self.fields.locals.entry(n.clone()).or_default().push(Ok(o));
+                } else {
+                    let caps = self.fields.closure_captures.entry(n.clone()).or_default();
+                    caps.push(v);
+                }
+            }
         }
         let ty = match (ty.and_then(type_name), init.map(|e| self.guess(e))) {
             (Some(t), _) => Ok(Some(t)),
@@ -330,11 +259,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
                     // a static: whose initialiser the declaration types), may be any struct of
                     // the crate (bounded by `Fn*`: a closure, never one). In a signature it
                     // is not: the value was put there where it was built.
-                    if self.declaration
-                        && names
-                            .iter()
-                            .any(|n| self.generics.contains(n) && !self.fn_generics.contains(n))
-                    {
+                    if self.declaration && names.iter().any(|n| self.generics.contains(n)) {
                         self.fields.unknown_shared = true;
                     }
                     self.fields.shared.extend(names);
@@ -453,6 +378,11 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             && p.path.segments.last().is_some_and(|b| b.ident != "clone")
             && self.names_sharer(&p.path, 2)
         {
+            // `Mutex::default()`: holds what is put in it later, of a type the syntax does not
+            // show (unless a declaration types it).
+            if c.args.is_empty() && !self.typed.contains(&(c as *const _)) {
+                self.fields.unknown_shared = true;
+            }
             for arg in &c.args {
                 if self.typed.contains(&(c as *const _)) {
                     // The declaration names what is shared, unless it names only a trait

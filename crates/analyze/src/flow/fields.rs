@@ -83,6 +83,12 @@ pub(super) struct Fields {
     /// Crate-wide: local and parameter names -> the types they are bound to (`None`: unknown).
     /// (`Err`: bound to another local's value.)
     pub(super) locals: HashMap<String, Vec<Result<Option<String>, String>>>,
+    /// Names a closure put behind an `Arc`/`Rc` (or a lock) uses from its environment: those
+    /// bound as locals anywhere in the crate are resolved as [`Fields::arc_vars`] are (the others
+    /// are functions, statics or constants).
+    pub(super) shared_captures: HashSet<String>,
+    /// Locals bound to a closure -> the names it uses from its environment.
+    pub(super) closure_captures: HashMap<String, Vec<String>>,
     /// Local names put behind an `Arc`/`Rc`.
     pub(super) arc_vars: HashSet<String>,
     /// Structs and enums by name, one entry per definition (for `api.rs`).
@@ -132,10 +138,22 @@ impl Fields {
             self.shared.extend(self.iterators.iter().cloned());
         }
         let mut todo: Vec<String> = std::mem::take(&mut self.arc_vars).into_iter().collect();
+        todo.extend(
+            std::mem::take(&mut self.shared_captures)
+                .into_iter()
+                .filter(|c| self.locals.contains_key(c)),
+        );
         let mut seen = HashSet::new();
         while let Some(v) = todo.pop() {
             if !seen.insert(v.clone()) {
                 continue;
+            }
+            if let Some(caps) = self.closure_captures.get(&v) {
+                todo.extend(
+                    caps.iter()
+                        .filter(|c| self.locals.contains_key(*c))
+                        .cloned(),
+                );
             }
             match self.locals.get(&v) {
                 None => self.unknown_shared = true,
@@ -148,6 +166,33 @@ impl Fields {
                             Ok(None) => self.unknown_shared = true,
                             Err(w) => todo.push(w.clone()),
                         }
+                    }
+                }
+            }
+        }
+        self.close_shared();
+    }
+
+    /// A struct or enum of the crate that a shared one holds (a field's declared type names it)
+    /// is shared with it; a type parameter there may be any struct of the crate.
+    fn close_shared(&mut self) {
+        let mut todo: Vec<String> = self.shared.iter().cloned().collect();
+        let mut seen = HashSet::new();
+        while let Some(n) = todo.pop() {
+            if !seen.insert(n.clone()) {
+                continue;
+            }
+            for h in self.holders.get(&n).into_iter().flatten() {
+                let mut ids = HashSet::new();
+                for t in &h.tys {
+                    held_type_idents(t, &mut ids);
+                }
+                if ids.iter().any(|i| h.generics.contains(i)) {
+                    self.unknown_shared = true;
+                }
+                for i in ids {
+                    if self.shared.insert(i.clone()) {
+                        todo.push(i);
                     }
                 }
             }

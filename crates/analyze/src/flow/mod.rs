@@ -37,6 +37,7 @@ mod index;
 mod literal;
 mod loops;
 mod method_call;
+mod shared;
 mod side;
 mod walker;
 
@@ -47,6 +48,7 @@ use fields::*;
 use finder::*;
 use in_place::*;
 use index::*;
+use shared::*;
 use side::*;
 use walker::*;
 

@@ -1,0 +1,28 @@
+// A closure that owns the struct holding the sender is put in a `Mutex`; two scoped threads
+// take the lock in turn and call it, each sending through the struct.
+use crossbeam_channel::{unbounded, Sender};
+use std::sync::Mutex;
+use std::thread;
+
+struct Holder {
+    tx: Sender<u32>,
+}
+
+impl Holder {
+    fn push(&mut self, v: u32) {
+        self.tx.send(v).unwrap();
+    }
+}
+
+fn main() {
+    let (tx, rx) = unbounded();
+    let mut h = Holder { tx };
+    let m = Mutex::new(move |v: u32| h.push(v));
+    thread::scope(|s| {
+        s.spawn(|| (m.lock().unwrap())(1));
+        s.spawn(|| (m.lock().unwrap())(2));
+    });
+    drop(m);
+    println!("{}", rx.iter().sum::<u32>());
+    crossbeam_channel::report();
+}
