@@ -269,6 +269,13 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         syn::visit::visit_type_path(self, t);
     }
     fn visit_item_type(&mut self, t: &'a syn::ItemType) {
+        let mut ids = HashSet::new();
+        type_idents(&t.ty, &mut ids);
+        for p in t.generics.type_params() {
+            ids.remove(&p.ident.to_string());
+        }
+        let names = self.fields.aliases.entry(t.ident.to_string()).or_default();
+        names.extend(ids);
         // A sharer alias's own parameters are not values of unknown type put behind a lock:
         // its uses are (`OwnShared<Pool>` shares `Pool`).
         if !self.fields.sharer_aliases.contains(&t.ident.to_string()) {
@@ -744,7 +751,9 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         // A macro that may declare a static or build an Arc (`lazy_static!`): whatever it names
         // may be shared.
         if ["Arc", "Rc", "static"].iter().any(|k| idents.contains(*k)) {
-            self.fields.shared.extend(idents.iter().cloned());
+            for i in &idents {
+                self.fields.share_value(i.clone());
+            }
         }
         self.fields.escaping.extend(idents);
     }
@@ -832,6 +841,11 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             names(&u.tree, &mut self.fields.reexported);
         }
         syn::visit::visit_item_use(self, u);
+    }
+    fn visit_use_rename(&mut self, r: &'a syn::UseRename) {
+        let names = self.fields.aliases.entry(r.rename.to_string()).or_default();
+        names.insert(r.ident.to_string());
+        syn::visit::visit_use_rename(self, r);
     }
     fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
         if let Some((t, _)) = &i.trait_

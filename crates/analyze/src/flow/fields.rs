@@ -83,6 +83,12 @@ pub(super) struct Fields {
     /// Crate-wide: local and parameter names -> the types they are bound to (`None`: unknown).
     /// (`Err`: bound to another local's value.)
     pub(super) locals: HashMap<String, Vec<Result<Option<String>, String>>>,
+    /// The names in [`Fields::shared`] recorded from values, not declared types (see
+    /// [`Fields::share_value`]).
+    pub(super) shared_values: HashSet<String>,
+    /// Other names of types: a `type` alias or a `use .. as` rename -> the names it stands for
+    /// (an alias's every type name).
+    pub(super) aliases: HashMap<String, HashSet<String>>,
     /// Names a closure put behind an `Arc`/`Rc` (or a lock) uses from its environment: those
     /// bound as locals anywhere in the crate are resolved as [`Fields::arc_vars`] are (the others
     /// are functions, statics or constants).
@@ -135,7 +141,9 @@ impl Fields {
     /// with a `par_bridge` in the crate, every iterator of the crate may be shared.
     pub(super) fn resolve_shared(&mut self) {
         if self.par_bridge {
-            self.shared.extend(self.iterators.iter().cloned());
+            for i in self.iterators.clone() {
+                self.share_value(i);
+            }
         }
         let mut todo: Vec<String> = std::mem::take(&mut self.arc_vars).into_iter().collect();
         todo.extend(
@@ -161,6 +169,7 @@ impl Fields {
                     for t in tys {
                         match t {
                             Ok(Some(t)) => {
+                                self.shared_values.insert(t.clone());
                                 self.shared.insert(t.clone());
                             }
                             Ok(None) => self.unknown_shared = true,
@@ -173,8 +182,18 @@ impl Fields {
         self.close_shared();
     }
 
+    /// Records type `t`, of a value put behind an `Arc`/`Rc` (or a lock): shared, with its type
+    /// arguments unknown.
+    pub(super) fn share_value(&mut self, t: String) {
+        self.shared_values.insert(t.clone());
+        self.shared.insert(t);
+    }
+
     /// A struct or enum of the crate that a shared one holds (a field's declared type names it)
-    /// is shared with it; a type parameter there may be any struct of the crate.
+    /// is shared with it, and so are the type arguments that declared type names. A type
+    /// parameter in the fields of one shared as a value ([`Fields::share_value`]), whose type
+    /// arguments the syntax does not show, may be any struct of the crate. A name that is an
+    /// alias or a rename shares what it stands for.
     fn close_shared(&mut self) {
         let mut todo: Vec<String> = self.shared.iter().cloned().collect();
         let mut seen = HashSet::new();
@@ -182,12 +201,17 @@ impl Fields {
             if !seen.insert(n.clone()) {
                 continue;
             }
+            for a in self.aliases.get(&n).into_iter().flatten() {
+                if self.shared.insert(a.clone()) {
+                    todo.push(a.clone());
+                }
+            }
             for h in self.holders.get(&n).into_iter().flatten() {
                 let mut ids = HashSet::new();
                 for t in &h.tys {
                     held_type_idents(t, &mut ids);
                 }
-                if ids.iter().any(|i| h.generics.contains(i)) {
+                if self.shared_values.contains(&n) && ids.iter().any(|i| h.generics.contains(i)) {
                     self.unknown_shared = true;
                 }
                 for i in ids {

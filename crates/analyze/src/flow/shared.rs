@@ -88,7 +88,7 @@ impl FieldScan<'_, '_> {
                 if n == "self" {
                     match &self.owner {
                         Some(o) => {
-                            self.fields.shared.insert(o.clone());
+                            self.fields.share_value(o.clone());
                         }
                         None => self.fields.unknown_shared = true,
                     }
@@ -105,22 +105,22 @@ impl FieldScan<'_, '_> {
             }
             syn::Expr::Path(p) if p.path.is_ident("self") => match &self.owner {
                 Some(o) => {
-                    self.fields.shared.insert(o.clone());
+                    self.fields.share_value(o.clone());
                 }
                 None => self.fields.unknown_shared = true,
             },
             syn::Expr::Struct(s) => {
                 for seg in &s.path.segments {
-                    self.fields.shared.insert(seg.ident.to_string());
+                    self.fields.share_value(seg.ident.to_string());
                 }
                 if let Ok(Some(t)) = self.guess(e) {
-                    self.fields.shared.insert(t);
+                    self.fields.share_value(t);
                 }
             }
             _ => match self.guess(e) {
                 // A container's element type is not read off the syntax.
                 Ok(Some(t)) if !self.generics.contains(&t) && !CONTAINERS.contains(&t.as_str()) => {
-                    self.fields.shared.insert(t);
+                    self.fields.share_value(t);
                 }
                 Ok(_) => self.fields.unknown_shared = true,
                 Err(v) => {
