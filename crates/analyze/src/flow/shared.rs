@@ -97,6 +97,23 @@ impl FieldScan<'_, '_> {
                 }
             }
         }
+        // `T::f(..)` of another crate, or of no function of the crate (a variant, a tuple
+        // struct): what it is given may be held in what it returns (`LazyLock::new(|| s)`,
+        // `ManuallyDrop::new(s)`), also the value a closure given to it makes.
+        if let syn::Expr::Call(c) = e
+            && let syn::Expr::Path(p) = &*c.func
+            && p.path
+                .segments
+                .last()
+                .is_some_and(|l| !self.fns.contains_key(&l.ident.to_string()))
+        {
+            for a in &c.args {
+                self.share(a);
+                if let syn::Expr::Closure(cl) = a {
+                    self.share(&cl.body);
+                }
+            }
+        }
         match e {
             syn::Expr::Tuple(t) => {
                 for x in &t.elems {
