@@ -89,12 +89,16 @@ pub(super) struct Fields {
     /// Other names of types: a `type` alias or a `use .. as` rename -> the names it stands for
     /// (an alias's every type name).
     pub(super) aliases: HashMap<String, HashSet<String>>,
-    /// Names a closure put behind an `Arc`/`Rc` (or a lock) uses from its environment: those
-    /// bound as locals anywhere in the crate are resolved as [`Fields::arc_vars`] are (the others
-    /// are functions, statics or constants).
-    pub(super) shared_captures: HashSet<String>,
-    /// Locals bound to a closure -> the names it uses from its environment.
-    pub(super) closure_captures: HashMap<String, Vec<String>>,
+    /// Names a closure put behind an `Arc`/`Rc` (or a lock) uses from its environment (see
+    /// [`captures`]; `true`: named by an expression, `false`: only in a macro's tokens), resolved
+    /// as [`Fields::arc_vars`] are when bound as a `let` or a parameter somewhere in the crate;
+    /// else nothing for a function's name or a macro's token, unknown for any other (a name a
+    /// `match` or `if let` binds).
+    pub(super) shared_captures: HashSet<(String, bool)>,
+    /// Locals bound to a closure -> the names it uses from its environment (as above).
+    pub(super) closure_captures: HashMap<String, Vec<(String, bool)>>,
+    /// Captured names that are also the names of functions of the crate.
+    pub(super) fn_names: HashSet<String>,
     /// Local names put behind an `Arc`/`Rc`.
     pub(super) arc_vars: HashSet<String>,
     /// Structs and enums by name, one entry per definition (for `api.rs`).
@@ -146,22 +150,17 @@ impl Fields {
             }
         }
         let mut todo: Vec<String> = std::mem::take(&mut self.arc_vars).into_iter().collect();
-        todo.extend(
-            std::mem::take(&mut self.shared_captures)
-                .into_iter()
-                .filter(|c| self.locals.contains_key(c)),
-        );
+        let caps: Vec<(String, bool)> = std::mem::take(&mut self.shared_captures)
+            .into_iter()
+            .collect();
+        self.follow_captures(&caps, &mut todo);
         let mut seen = HashSet::new();
         while let Some(v) = todo.pop() {
             if !seen.insert(v.clone()) {
                 continue;
             }
-            if let Some(caps) = self.closure_captures.get(&v) {
-                todo.extend(
-                    caps.iter()
-                        .filter(|c| self.locals.contains_key(*c))
-                        .cloned(),
-                );
+            if let Some(caps) = self.closure_captures.get(&v).cloned() {
+                self.follow_captures(&caps, &mut todo);
             }
             match self.locals.get(&v) {
                 None => self.unknown_shared = true,
@@ -180,6 +179,19 @@ impl Fields {
             }
         }
         self.close_shared();
+    }
+
+    /// Adds to `todo` the captured names bound as locals; a name named by an expression that is
+    /// neither a local nor a function of the crate (bound by a `match` or `if let`) is of
+    /// unknown type.
+    fn follow_captures(&mut self, caps: &[(String, bool)], todo: &mut Vec<String>) {
+        for (c, named) in caps {
+            if self.locals.contains_key(c) {
+                todo.push(c.clone());
+            } else if *named && !self.fn_names.contains(c) {
+                self.unknown_shared = true;
+            }
+        }
     }
 
     /// Records type `t`, of a value put behind an `Arc`/`Rc` (or a lock): shared, with its type

@@ -84,7 +84,7 @@ impl FieldScan<'_, '_> {
     pub(super) fn share(&mut self, e: &syn::Expr) {
         // A closure shares what it captures: the values of those names.
         if let Some(c) = held_closure(e) {
-            for n in captures(c) {
+            for (n, named) in captures(c) {
                 if n == "self" {
                     match &self.owner {
                         Some(o) => {
@@ -93,7 +93,10 @@ impl FieldScan<'_, '_> {
                         None => self.fields.unknown_shared = true,
                     }
                 } else {
-                    self.fields.shared_captures.insert(n);
+                    if self.fns.contains_key(&n) {
+                        self.fields.fn_names.insert(n.clone());
+                    }
+                    self.fields.shared_captures.insert((n, named));
                 }
             }
         }
@@ -194,13 +197,15 @@ const GENERIC_RETURN: &[&str] = &[
     "IntoIterator",
 ];
 
-/// The names a closure uses from its environment: every single-name path in its body (and every
-/// identifier in a macro's tokens there) not bound by its parameters or inside it (`self`
-/// included).
-pub(super) fn captures(c: &syn::ExprClosure) -> HashSet<String> {
+/// The names a closure uses from its environment: every single-name path in its body not bound
+/// by its parameters or inside it (`self` included), with `true`, and every other identifier in
+/// a macro's tokens there (which may be a method's or a field's name), with `false`. Names of
+/// types, constants, statics and variants (capitalised) are left out.
+pub(super) fn captures(c: &syn::ExprClosure) -> Vec<(String, bool)> {
     #[derive(Default)]
     struct Names {
         used: HashSet<String>,
+        in_macros: HashSet<String>,
         bound: HashSet<String>,
     }
     impl<'a> Visit<'a> for Names {
@@ -226,7 +231,7 @@ pub(super) fn captures(c: &syn::ExprClosure) -> HashSet<String> {
                     }
                 }
             }
-            idents(m.tokens.clone(), &mut self.used);
+            idents(m.tokens.clone(), &mut self.in_macros);
         }
     }
     let mut n = Names::default();
@@ -234,8 +239,21 @@ pub(super) fn captures(c: &syn::ExprClosure) -> HashSet<String> {
         n.visit_pat(p);
     }
     n.visit_expr(&c.body);
-    n.used.retain(|u| !n.bound.contains(u));
-    n.used
+    let free = |u: &String| !n.bound.contains(u) && !u.starts_with(char::is_uppercase);
+    let mut out: Vec<(String, bool)> = n
+        .used
+        .iter()
+        .filter(|u| free(u))
+        .map(|u| (u.clone(), true))
+        .collect();
+    out.extend(
+        n.in_macros
+            .iter()
+            .filter(|u| free(u) && !n.used.contains(*u))
+            .map(|u| (u.clone(), false)),
+    );
+    out.sort();
+    out
 }
 
 /// The closure `e` is, through wrappers that hold it (`Box::new(..)`, `Mutex::new(..)`, ...).
