@@ -158,7 +158,7 @@ impl FieldScan<'_, '_> {
         }
         // A closure holds what it captures: sharing it shares their values.
         if let Some(c) = init.and_then(held_closure) {
-            for (v, named) in captures(c) {
+            for v in captures(c) {
                 if self.fns.contains_key(&v) {
                     self.fields.fn_names.insert(v.clone());
                 }
@@ -167,7 +167,7 @@ impl FieldScan<'_, '_> {
                     self.fields.locals.entry(n.clone()).or_default().push(Ok(o));
                 } else {
                     let caps = self.fields.closure_captures.entry(n.clone()).or_default();
-                    caps.push((v, named));
+                    caps.push(v);
                 }
             }
         }

@@ -90,13 +90,12 @@ pub(super) struct Fields {
     /// (an alias's every type name).
     pub(super) aliases: HashMap<String, HashSet<String>>,
     /// Names a closure put behind an `Arc`/`Rc` (or a lock) uses from its environment (see
-    /// [`captures`]; `true`: named by an expression, `false`: only in a macro's tokens), resolved
-    /// as [`Fields::arc_vars`] are when bound as a `let` or a parameter somewhere in the crate;
-    /// else nothing for a function's name or a macro's token, unknown for any other (a name a
-    /// `match` or `if let` binds).
-    pub(super) shared_captures: HashSet<(String, bool)>,
+    /// [`captures`]), resolved as [`Fields::arc_vars`] are when bound as a `let` or a parameter
+    /// somewhere in the crate; a function's name is nothing shared; any other (a name a `match`
+    /// or `if let` binds) is of unknown type.
+    pub(super) shared_captures: HashSet<String>,
     /// Locals bound to a closure -> the names it uses from its environment (as above).
-    pub(super) closure_captures: HashMap<String, Vec<(String, bool)>>,
+    pub(super) closure_captures: HashMap<String, Vec<String>>,
     /// Captured names that are also the names of functions of the crate.
     pub(super) fn_names: HashSet<String>,
     /// Local names put behind an `Arc`/`Rc`.
@@ -150,7 +149,7 @@ impl Fields {
             }
         }
         let mut todo: Vec<String> = std::mem::take(&mut self.arc_vars).into_iter().collect();
-        let caps: Vec<(String, bool)> = std::mem::take(&mut self.shared_captures)
+        let caps: Vec<String> = std::mem::take(&mut self.shared_captures)
             .into_iter()
             .collect();
         self.follow_captures(&caps, &mut todo);
@@ -181,14 +180,13 @@ impl Fields {
         self.close_shared();
     }
 
-    /// Adds to `todo` the captured names bound as locals; a name named by an expression that is
-    /// neither a local nor a function of the crate (bound by a `match` or `if let`) is of
-    /// unknown type.
-    fn follow_captures(&mut self, caps: &[(String, bool)], todo: &mut Vec<String>) {
-        for (c, named) in caps {
+    /// Adds to `todo` the captured names bound as locals; a name that is neither a local nor a
+    /// function of the crate (bound by a `match` or `if let`) is of unknown type.
+    fn follow_captures(&mut self, caps: &[String], todo: &mut Vec<String>) {
+        for c in caps {
             if self.locals.contains_key(c) {
                 todo.push(c.clone());
-            } else if *named && !self.fn_names.contains(c) {
+            } else if !self.fn_names.contains(c) {
                 self.unknown_shared = true;
             }
         }

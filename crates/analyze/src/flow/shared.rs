@@ -84,7 +84,7 @@ impl FieldScan<'_, '_> {
     pub(super) fn share(&mut self, e: &syn::Expr) {
         // A closure shares what it captures: the values of those names.
         if let Some(c) = held_closure(e) {
-            for (n, named) in captures(c) {
+            for n in captures(c) {
                 if n == "self" {
                     match &self.owner {
                         Some(o) => {
@@ -96,7 +96,7 @@ impl FieldScan<'_, '_> {
                     if self.fns.contains_key(&n) {
                         self.fields.fn_names.insert(n.clone());
                     }
-                    self.fields.shared_captures.insert((n, named));
+                    self.fields.shared_captures.insert(n);
                 }
             }
         }
@@ -197,11 +197,11 @@ const GENERIC_RETURN: &[&str] = &[
     "IntoIterator",
 ];
 
-/// The names a closure uses from its environment: every single-name path in its body not bound
-/// by its parameters or inside it (`self` included), with `true`, and every other identifier in
-/// a macro's tokens there (which may be a method's or a field's name), with `false`. Names of
-/// types, constants, statics and variants (capitalised) are left out.
-pub(super) fn captures(c: &syn::ExprClosure) -> Vec<(String, bool)> {
+/// The names a closure uses from its environment: every single-name path in its body, and every
+/// identifier in a macro's tokens there that is no method's, field's, path segment's or
+/// keyword's, not bound by its parameters or inside it (`self` included). Names of types,
+/// constants, statics and variants (capitalised) are left out.
+pub(super) fn captures(c: &syn::ExprClosure) -> Vec<String> {
     #[derive(Default)]
     struct Names {
         used: HashSet<String>,
@@ -220,11 +220,24 @@ pub(super) fn captures(c: &syn::ExprClosure) -> Vec<(String, bool)> {
             syn::visit::visit_pat_ident(self, p);
         }
         fn visit_macro(&mut self, m: &'a syn::Macro) {
+            // Not a method's or a field's name (after `.`), a path's segment (next to `::`),
+            // a macro's name (before `!`) or a keyword argument's name (before `=`).
             fn idents(ts: proc_macro2::TokenStream, out: &mut HashSet<String>) {
-                for t in ts {
+                let tokens: Vec<proc_macro2::TokenTree> = ts.into_iter().collect();
+                let punct = |k: Option<&proc_macro2::TokenTree>, c: char| matches!(k, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == c);
+                for (k, t) in tokens.iter().enumerate() {
                     match t {
                         proc_macro2::TokenTree::Ident(i) => {
-                            out.insert(i.to_string());
+                            let before = k.checked_sub(1).and_then(|b| tokens.get(b));
+                            let after = tokens.get(k + 1);
+                            if !(punct(before, '.')
+                                || punct(before, ':')
+                                || punct(after, ':')
+                                || punct(after, '!')
+                                || punct(after, '='))
+                            {
+                                out.insert(i.to_string());
+                            }
                         }
                         proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
                         _ => {}
@@ -240,19 +253,26 @@ pub(super) fn captures(c: &syn::ExprClosure) -> Vec<(String, bool)> {
     }
     n.visit_expr(&c.body);
     let free = |u: &String| !n.bound.contains(u) && !u.starts_with(char::is_uppercase);
-    let mut out: Vec<(String, bool)> = n
+    // A keyword is no name; `true`/`false` neither.
+    const KEYWORDS: &[&str] = &[
+        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
+        "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move",
+        "mut", "pub", "ref", "return", "static", "struct", "super", "trait", "true", "type",
+        "unsafe", "use", "where", "while",
+    ];
+    let mut out: Vec<String> = n
         .used
         .iter()
+        .chain(
+            n.in_macros
+                .iter()
+                .filter(|u| !KEYWORDS.contains(&u.as_str())),
+        )
         .filter(|u| free(u))
-        .map(|u| (u.clone(), true))
+        .cloned()
         .collect();
-    out.extend(
-        n.in_macros
-            .iter()
-            .filter(|u| free(u) && !n.used.contains(*u))
-            .map(|u| (u.clone(), false)),
-    );
     out.sort();
+    out.dedup();
     out
 }
 
