@@ -31,12 +31,7 @@ impl FieldScan<'_, '_> {
                     return Ok(None);
                 };
                 let outer = seg(&p.path, 2);
-                if c.args.len() == 1
-                    && matches!(
-                        outer.as_deref(),
-                        Some("Mutex" | "RwLock" | "RefCell" | "Cell" | "Box" | "Some")
-                    )
-                {
+                if c.args.len() == 1 && outer.as_deref().is_some_and(|o| HOLDERS.contains(&o)) {
                     return self.guess(&c.args[0]);
                 }
                 if p.path.segments.len() == 1 {
@@ -276,6 +271,9 @@ pub(super) fn captures(c: &syn::ExprClosure) -> Vec<String> {
     out
 }
 
+/// Constructors whose one argument is the value they hold, of that value's type for the scan.
+const HOLDERS: &[&str] = &["Mutex", "RwLock", "RefCell", "Cell", "Box", "Some"];
+
 /// The closure `e` is, through wrappers that hold it (`Box::new(..)`, `Mutex::new(..)`, ...).
 pub(super) fn held_closure(e: &syn::Expr) -> Option<&syn::ExprClosure> {
     match e {
@@ -284,10 +282,8 @@ pub(super) fn held_closure(e: &syn::Expr) -> Option<&syn::ExprClosure> {
         syn::Expr::Call(c) if c.args.len() == 1 => match &*c.func {
             syn::Expr::Path(p)
                 if p.path.segments.iter().any(|s| {
-                    matches!(
-                        s.ident.to_string().as_str(),
-                        "Mutex" | "RwLock" | "RefCell" | "Cell" | "Box" | "Some" | "Arc" | "Rc"
-                    )
+                    let s = s.ident.to_string();
+                    HOLDERS.contains(&s.as_str()) || s == "Arc" || s == "Rc"
                 }) =>
             {
                 held_closure(&c.args[0])
