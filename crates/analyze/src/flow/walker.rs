@@ -7,7 +7,7 @@
 
 use super::*;
 
-#[derive(Clone, Default)]
+#[derive(Clone, Default, PartialEq)]
 pub(super) struct Handle {
     pub(super) used: bool,
     pub(super) on_constructing: bool,
@@ -724,14 +724,100 @@ impl Walker<'_, '_> {
         if defs.is_empty() {
             return false;
         }
-        if defs.len() != 1 {
+        if let [def] = defs.as_slice() {
+            self.call_def(def, name, args, method, span);
+            return true;
+        }
+        // The call runs one of them: each is walked as an alternative, and where they all
+        // leave the side's handles alike (used on the same threads), the walk goes on from
+        // there. Where they differ, or one is not followed, the call is a lower bound: the
+        // side as it was before the call, at least.
+        let before = self.facts.handles.clone();
+        let (refused, cons) = (self.facts.refused.clone(), self.facts.cons.clone());
+        let mut first: Option<Vec<Handle>> = None;
+        let mut agree = true;
+        for def in defs {
+            self.facts.handles = before.clone();
+            self.call_def(def, name, args, method, span);
+            agree &= self.facts.refused == refused
+                && *first.get_or_insert_with(|| self.facts.handles.clone()) == self.facts.handles;
+            if !agree {
+                break;
+            }
+        }
+        if !agree {
+            (self.facts.handles, self.facts.refused, self.facts.cons) = (before, refused, cons);
             self.conservative(
                 &format!("call to {name} resolves to several functions"),
                 span,
             );
-            return true;
         }
-        let def = defs[0];
+        true
+    }
+
+    pub(super) fn mac(&mut self, m: &syn::Macro) {
+        let name = m
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if !mentions_tokens(&m.tokens, &self.names) {
+            return;
+        }
+        if FORMAT.contains(&name.as_str()) {
+            let parsed = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            );
+            if let Ok(args) = parsed {
+                for a in &args {
+                    if let Some(c) = self.carries(a) {
+                        // `vec![tx.clone(), tx]` moves its elements into the vector it makes;
+                        // the others borrow theirs for the statement, on this thread.
+                        if name == "vec" {
+                            self.stored(c, "stored in a collection", a.span());
+                        } else {
+                            self.use_here();
+                        }
+                    } else {
+                        self.visit_expr(a);
+                    }
+                }
+                return;
+            }
+        }
+        if name == "select" || name == "select_biased" {
+            self.use_here();
+            return;
+        }
+        match self.ix.macros.get(&name) {
+            Some(def) if self.expanding < 8 && def.expand(&m.tokens).is_some() => {
+                let block = def.expand(&m.tokens).expect("checked above");
+                self.expanding += 1;
+                self.stmts(&block.stmts, false);
+                self.expanding -= 1;
+            }
+            Some(def) => {
+                let def = &def.site;
+                let reason = format!("hidden in macro {name} at {}:{}", def.file, def.line);
+                self.conservative(&reason, m.path.span());
+            }
+            None => self.refuse(&format!("handed to macro {name}!"), m.path.span()),
+        }
+    }
+}
+
+impl<'w, 'a> Walker<'w, 'a> {
+    /// Walks the definition `def` a call of `name` resolves to, with the handles it is given
+    /// bound to its parameters.
+    fn call_def(
+        &mut self,
+        def: &'w FnDef<'a>,
+        name: &str,
+        args: &[&syn::Expr],
+        method: bool,
+        span: Span,
+    ) {
         let offset =
             usize::from(method && matches!(def.sig.inputs.first(), Some(syn::FnArg::Receiver(_))));
         let key = (def.file, name.to_string());
@@ -801,58 +887,6 @@ impl Walker<'_, '_> {
                 self.owner,
                 self.cur,
             ) = saved;
-        }
-        true
-    }
-
-    pub(super) fn mac(&mut self, m: &syn::Macro) {
-        let name = m
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        if !mentions_tokens(&m.tokens, &self.names) {
-            return;
-        }
-        if FORMAT.contains(&name.as_str()) {
-            let parsed = m.parse_body_with(
-                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
-            );
-            if let Ok(args) = parsed {
-                for a in &args {
-                    if let Some(c) = self.carries(a) {
-                        // `vec![tx.clone(), tx]` moves its elements into the vector it makes;
-                        // the others borrow theirs for the statement, on this thread.
-                        if name == "vec" {
-                            self.stored(c, "stored in a collection", a.span());
-                        } else {
-                            self.use_here();
-                        }
-                    } else {
-                        self.visit_expr(a);
-                    }
-                }
-                return;
-            }
-        }
-        if name == "select" || name == "select_biased" {
-            self.use_here();
-            return;
-        }
-        match self.ix.macros.get(&name) {
-            Some(def) if self.expanding < 8 && def.expand(&m.tokens).is_some() => {
-                let block = def.expand(&m.tokens).expect("checked above");
-                self.expanding += 1;
-                self.stmts(&block.stmts, false);
-                self.expanding -= 1;
-            }
-            Some(def) => {
-                let def = &def.site;
-                let reason = format!("hidden in macro {name} at {}:{}", def.file, def.line);
-                self.conservative(&reason, m.path.span());
-            }
-            None => self.refuse(&format!("handed to macro {name}!"), m.path.span()),
         }
     }
 }
