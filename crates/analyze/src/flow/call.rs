@@ -157,6 +157,7 @@ impl Walker<'_, '_> {
                     && owned(a)
                     && self.ix.fields.variant_confined(&p.path, k)
                 {
+                    self.held_variant += 1;
                     self.in_field(cr);
                     continue;
                 }

@@ -53,6 +53,10 @@ pub(super) struct FieldScan<'f, 'a> {
     pub(super) received: HashSet<String>,
     /// Whether the arms being visited match a message just received, by value.
     pub(super) owned_match: bool,
+    /// The parameters of the function being scanned, and the closures run in place (see
+    /// `lent.rs`).
+    pub(super) params: HashMap<String, ParamType>,
+    pub(super) inline: HashSet<*const syn::ExprClosure>,
 }
 
 impl FieldScan<'_, '_> {
@@ -185,18 +189,7 @@ impl FieldScan<'_, '_> {
 impl<'a> Visit<'a> for FieldScan<'_, '_> {
     fn visit_generics(&mut self, g: &'a syn::Generics) {
         // Pushed for the rest of the item: popped by the item visitors below.
-        let where_bounds = g.where_clause.iter().flat_map(|w| &w.predicates);
-        for p in g.type_params() {
-            self.generics.push(p.ident.to_string());
-            let in_where = where_bounds.clone().any(|w| {
-                matches!(w, syn::WherePredicate::Type(t)
-                    if matches!(&t.bounded_ty, syn::Type::Path(b) if b.path.is_ident(&p.ident))
-                        && t.bounds.iter().any(fn_bound))
-            });
-            if p.bounds.iter().any(fn_bound) || in_where {
-                self.fn_generics.push(p.ident.to_string());
-            }
-        }
+        self.push_generics(g);
         syn::visit::visit_generics(self, g);
     }
     fn visit_item(&mut self, i: &'a syn::Item) {
@@ -334,6 +327,11 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         syn::visit::visit_stmt(self, st);
     }
     fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func
+            && let Some(l) = p.path.segments.last()
+        {
+            self.lend_args(&l.ident.to_string(), c.args.iter());
+        }
         // `drop(x)`: std's (see [`is_std_drop`]).
         if let syn::Expr::Path(p) = &*c.func
             && let [arg] = c.args.iter().collect::<Vec<_>>().as_slice()
@@ -452,7 +450,10 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         let self_method = self.self_method.take();
         let inputs: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
         let received = std::mem::replace(&mut self.received, received_names(&inputs, &f.block));
+        let params = self.with_generics(&f.sig, |s| s.params_of(&f.sig));
+        let params = std::mem::replace(&mut self.params, params);
         syn::visit::visit_item_fn(self, f);
+        self.params = params;
         self.received = received;
         self.self_method = self_method;
         self.exported_scope = scope;
@@ -502,7 +503,10 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         let scope = std::mem::replace(&mut self.exported_scope, false);
         let inputs: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
         let received = std::mem::replace(&mut self.received, received_names(&inputs, &f.block));
+        let params = self.with_generics(&f.sig, |s| s.params_of(&f.sig));
+        let params = std::mem::replace(&mut self.params, params);
         syn::visit::visit_impl_item_fn(self, f);
+        self.params = params;
         self.received = received;
         self.exported_scope = scope;
         (self.exclusive, self.by_ref, self.closures, self.method) = saved;
@@ -538,6 +542,9 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         syn::visit::visit_expr_return(self, r);
     }
     fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+        if !self.inline.contains(&std::ptr::from_ref(c)) {
+            self.lend_captures(c);
+        }
         self.closures += 1;
         syn::visit::visit_expr_closure(self, c);
         self.closures -= 1;
@@ -548,6 +555,12 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         self.closures -= 1;
     }
     fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+        // A value given to a method runs there, on this thread, unless the method sends it
+        // to another (a channel's or a queue's).
+        if SENDS.contains(&mc.method.to_string().as_str()) {
+            self.lend_args(&mc.method.to_string(), mc.args.iter());
+        }
+        self.note_inline(mc);
         if mc.method == "par_bridge" {
             self.fields.par_bridge = true;
         }
@@ -851,6 +864,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         syn::visit::visit_use_rename(self, r);
     }
     fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+        self.note_impl(i);
         if let Some((t, _)) = &i.trait_
             && t.segments
                 .last()

@@ -80,6 +80,17 @@ pub(super) struct Fields {
     pub(super) drop_shadowed: bool,
     /// Whether something of a type the scan cannot tell is put behind an `Arc`/`Rc`.
     pub(super) unknown_shared: bool,
+    /// Structs lent to a closure, to another crate's function or to a `send` (see `lent.rs`).
+    pub(super) lent: HashSet<String>,
+    /// Whether a parameter of a type the syntax does not name is lent.
+    pub(super) unknown_lent: bool,
+    /// The trait bounds of parameters lent whose type is a type parameter, `impl` or `dyn`.
+    pub(super) lent_bounds: Vec<Vec<String>>,
+    /// (trait, every type named in the impl's self type) of the crate's trait impls, and the
+    /// traits it implements for a type parameter or a type holding one (`impl<T> Tr for T`,
+    /// `impl<T> Tr for Wrap<T>`).
+    pub(super) impls: HashSet<(String, String)>,
+    pub(super) blanket: HashSet<String>,
     /// Crate-wide: local and parameter names -> the types they are bound to (`None`: unknown).
     /// (`Err`: bound to another local's value.)
     pub(super) locals: HashMap<String, Vec<Result<Option<String>, String>>>,
@@ -465,6 +476,8 @@ impl Fields {
             && !self.escaping.contains(field)
             && !self.shared.contains(name)
             && !self.unknown_shared
+            && !self.lent.contains(name)
+            && !self.unknown_lent
             && !self.pat_fields.iter().any(|(segs, f)| {
                 f == field
                     && match segs.as_slice() {

@@ -9,7 +9,8 @@
 //! macros of the crate).
 //!
 //! Layout: this file runs the passes ([`analyze`]); `index.rs` indexes the crate's functions,
-//! macros and statics; `fields.rs` holds the field facts and `field_scan.rs` gathers them;
+//! macros and statics; `fields.rs` holds the field facts and `field_scan.rs` gathers them
+//! (`shared.rs` the structs behind an `Arc` or a lock, `lent.rs` those lent to other code);
 //! `finder.rs` finds the constructors and starts one walk per side, which `side.rs` runs and
 //! turns into a verdict; `walker.rs` holds a walk's
 //! state and its rules; `dispatch.rs` sends each expression form to its rule (`method_call.rs`,
@@ -34,6 +35,7 @@ mod fields;
 mod finder;
 mod in_place;
 mod index;
+mod lent;
 mod literal;
 mod loops;
 mod method_call;
@@ -48,6 +50,7 @@ use fields::*;
 use finder::*;
 use in_place::*;
 use index::*;
+use lent::*;
 use shared::*;
 use side::*;
 use walker::*;
@@ -107,10 +110,13 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
             declaration: false,
             received: HashSet::new(),
             owned_match: false,
+            params: HashMap::new(),
+            inline: HashSet::new(),
         };
         scan.visit_file(&f.ast);
     }
     ix.fields.resolve_shared();
+    ix.fields.close_lent();
     ix.fields.resolve_not_sync(&ix.imports);
     ix.fields.resolve_api_sync(&ix.imports);
     ix.fields.resolve_api_delegation();

@@ -78,6 +78,8 @@ pub(super) fn side_named<'a>(
         handle: 0,
         stack: Vec::new(),
         expanding: 0,
+        held: 0,
+        held_variant: 0,
         owner: owner.clone(),
         cur: cur.clone(),
         not_sync,

@@ -155,6 +155,10 @@ pub(super) struct Walker<'w, 'a> {
     pub(super) handle: usize,
     pub(super) stack: Vec<(usize, String)>,
     pub(super) expanding: usize,
+    /// How many times the handle has been moved into a confined field (see `literal.rs`),
+    /// and how many of those were a message variant's.
+    pub(super) held: usize,
+    pub(super) held_variant: usize,
     /// The `impl`'s self type of the function being walked.
     pub(super) owner: Option<String>,
     /// The function being walked (for calls of its parameters).
@@ -299,6 +303,7 @@ impl Walker<'_, '_> {
     /// A handle moved into a confined field (see [`Fields`]): one handle, used by whichever
     /// thread holds the struct, one at a time.
     pub(super) fn in_field(&mut self, c: Passes) {
+        self.held += 1;
         let saved = self.handle;
         if let Passes::Clone(s) = c {
             self.handle = self.new_handle(s);
@@ -591,9 +596,21 @@ impl Walker<'_, '_> {
                 self.closures.insert(n, c.clone());
                 return;
             }
+            let held = (self.held, self.held_variant);
             self.visit_expr(&init.expr);
             if let Some((_, d)) = &init.diverge {
                 self.visit_expr(d);
+            }
+            // The struct holding the handle in a confined field (built here, or by a function
+            // of the crate given the handle) is one holder used where it is; one that a
+            // closure captures, or that is sent, may be used on another thread too, before or
+            // after (unless moved to one thread and not named again: see `holder_captured`).
+            let own_spawn = self.ix.fns.contains_key("spawn");
+            let sendable = self.held - held.0 == self.held_variant - held.1;
+            if self.held > held.0
+                && let Some(span) = holder_captured(&binds, rest, own_spawn, sendable)
+            {
+                self.conservative("the struct holding it is captured or sent on", span);
             }
             // A struct holding the handle, bound to a name that is cloned in a loop (an `Arc`
             // shared by the workers of a pool): many holders.
