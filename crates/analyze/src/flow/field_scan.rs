@@ -211,6 +211,7 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         self.fn_generics.truncate(n.1);
     }
     fn visit_local(&mut self, l: &'a syn::Local) {
+        self.rebind_param(l);
         let ty = match &l.pat {
             syn::Pat::Type(t) => Some(&*t.ty),
             _ => None,

@@ -181,6 +181,52 @@ impl FieldScan<'_, '_> {
         out
     }
 
+    /// A `let` whose value names parameters outside closures (`let mut h = h;`, `let r = &mut
+    /// h;`, `let w = Wrap { h }`) binds names that may hold them; any other binding of a
+    /// parameter's name shadows it.
+    pub(super) fn rebind_param(&mut self, l: &syn::Local) {
+        struct Named<'p> {
+            params: &'p HashMap<String, ParamType>,
+            found: Vec<ParamType>,
+        }
+        impl<'a> Visit<'a> for Named<'_> {
+            fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+            fn visit_expr_async(&mut self, _: &'a syn::ExprAsync) {}
+            fn visit_ident(&mut self, i: &'a proc_macro2::Ident) {
+                if let Some(t) = self.params.get(&i.to_string()) {
+                    self.found.push(t.clone());
+                }
+            }
+        }
+        let mut v = Named {
+            params: &self.params,
+            found: Vec::new(),
+        };
+        if let Some(i) = &l.init {
+            v.visit_expr(&i.expr);
+        }
+        // Several: the names of all, or the first that is not named.
+        let from = v.found.into_iter().reduce(|a, b| match (a, b) {
+            (ParamType::Named(mut x), ParamType::Named(y)) => {
+                x.extend(y);
+                ParamType::Named(x)
+            }
+            (ParamType::Named(_), other) | (other, _) => other,
+        });
+        let mut bound = HashSet::new();
+        pat_binds(&l.pat, &mut bound);
+        for b in bound {
+            match &from {
+                Some(t) => {
+                    self.params.insert(b, t.clone());
+                }
+                None => {
+                    self.params.remove(&b);
+                }
+            }
+        }
+    }
+
     /// Records the parameter `name` (if it is one) as lent.
     fn lend(&mut self, name: &str) {
         match self.params.get(name) {
