@@ -185,28 +185,17 @@ impl FieldScan<'_, '_> {
     /// h;`, `let w = Wrap { h }`) binds names that may hold them; any other binding of a
     /// parameter's name shadows it.
     pub(super) fn rebind_param(&mut self, l: &syn::Local) {
-        struct Named<'p> {
-            params: &'p HashMap<String, ParamType>,
-            found: Vec<ParamType>,
-        }
-        impl<'a> Visit<'a> for Named<'_> {
-            fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
-            fn visit_expr_async(&mut self, _: &'a syn::ExprAsync) {}
-            fn visit_ident(&mut self, i: &'a proc_macro2::Ident) {
-                if let Some(t) = self.params.get(&i.to_string()) {
-                    self.found.push(t.clone());
-                }
-            }
-        }
-        let mut v = Named {
-            params: &self.params,
-            found: Vec::new(),
-        };
-        if let Some(i) = &l.init {
-            v.visit_expr(&i.expr);
-        }
+        let named = l
+            .init
+            .as_ref()
+            .map(|i| idents_outside_closures(&i.expr))
+            .unwrap_or_default();
+        let found: Vec<ParamType> = named
+            .iter()
+            .filter_map(|n| self.params.get(n).cloned())
+            .collect();
         // Several: the names of all, or the first that is not named.
-        let from = v.found.into_iter().reduce(|a, b| match (a, b) {
+        let from = found.into_iter().reduce(|a, b| match (a, b) {
             (ParamType::Named(mut x), ParamType::Named(y)) => {
                 x.extend(y);
                 ParamType::Named(x)
@@ -518,21 +507,32 @@ pub(super) fn holder_captured(
 
 /// Whether `e` mentions one of `names` outside its closures and async blocks.
 fn mentions_outside_closures(e: &syn::Expr, names: &HashSet<String>) -> bool {
-    struct Outside<'n> {
-        names: &'n HashSet<String>,
-        hit: bool,
+    idents_outside_closures(e).iter().any(|i| names.contains(i))
+}
+
+/// The identifiers `e` names outside its closures and async blocks (a macro's tokens too).
+fn idents_outside_closures(e: &syn::Expr) -> Vec<String> {
+    fn tokens(ts: &TokenStream, out: &mut Vec<String>) {
+        for t in ts.clone() {
+            match t {
+                TokenTree::Ident(i) => out.push(i.to_string()),
+                TokenTree::Group(g) => tokens(&g.stream(), out),
+                _ => {}
+            }
+        }
     }
-    impl<'a> Visit<'a> for Outside<'_> {
+    struct Outside(Vec<String>);
+    impl<'a> Visit<'a> for Outside {
         fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
         fn visit_expr_async(&mut self, _: &'a syn::ExprAsync) {}
         fn visit_ident(&mut self, i: &'a proc_macro2::Ident) {
-            self.hit |= self.names.contains(&i.to_string());
+            self.0.push(i.to_string());
         }
         fn visit_macro(&mut self, m: &'a syn::Macro) {
-            self.hit |= mentions_tokens(&m.tokens, self.names);
+            tokens(&m.tokens, &mut self.0);
         }
     }
-    let mut v = Outside { names, hit: false };
+    let mut v = Outside(Vec::new());
     v.visit_expr(e);
-    v.hit
+    v.0
 }
