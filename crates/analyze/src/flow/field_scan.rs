@@ -57,6 +57,10 @@ pub(super) struct FieldScan<'f, 'a> {
     /// `lent.rs`).
     pub(super) params: HashMap<String, ParamType>,
     pub(super) inline: HashSet<*const syn::ExprClosure>,
+    /// Locals bound to a struct literal: what the values given to its fields may be. Those
+    /// moved, unused elsewhere, into one spawned thread (see [`moved_once`]) lend only that.
+    pub(super) literal_parts: HashMap<String, ParamType>,
+    pub(super) moved_once: HashMap<String, ParamType>,
 }
 
 impl FieldScan<'_, '_> {
@@ -211,7 +215,6 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         self.fn_generics.truncate(n.1);
     }
     fn visit_local(&mut self, l: &'a syn::Local) {
-        self.rebind_param(l);
         let ty = match &l.pat {
             syn::Pat::Type(t) => Some(&*t.ty),
             _ => None,
@@ -328,8 +331,15 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         syn::visit::visit_stmt(self, st);
     }
     fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+        // Another crate's free function may hand what it is given to another thread; a tuple
+        // struct or variant (`Some(h)`), or a type's associated function (`Box::new(h)`),
+        // makes a value holding it, which `LocalTypes` follows.
         if let syn::Expr::Path(p) = &*c.func
             && let Some(l) = p.path.segments.last()
+            && !l.ident.to_string().starts_with(char::is_uppercase)
+            && !p.path.segments.iter().rev().nth(1).is_some_and(|t| {
+                t.ident.to_string().starts_with(char::is_uppercase) || t.ident == "Self"
+            })
         {
             self.lend_args(&l.ident.to_string(), c.args.iter());
         }
@@ -451,9 +461,15 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         let self_method = self.self_method.take();
         let inputs: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
         let received = std::mem::replace(&mut self.received, received_names(&inputs, &f.block));
-        let params = self.with_generics(&f.sig, |s| s.params_of(&f.sig));
+        let (params, parts) = self.with_generics(&f.sig, |s| {
+            LocalTypes::of(s, &f.sig, s.params_of(&f.sig), &f.block)
+        });
         let params = std::mem::replace(&mut self.params, params);
+        let parts = std::mem::replace(&mut self.literal_parts, parts);
+        let moved = std::mem::take(&mut self.moved_once);
         syn::visit::visit_item_fn(self, f);
+        self.moved_once = moved;
+        self.literal_parts = parts;
         self.params = params;
         self.received = received;
         self.self_method = self_method;
@@ -504,9 +520,15 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         let scope = std::mem::replace(&mut self.exported_scope, false);
         let inputs: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
         let received = std::mem::replace(&mut self.received, received_names(&inputs, &f.block));
-        let params = self.with_generics(&f.sig, |s| s.params_of(&f.sig));
+        let (params, parts) = self.with_generics(&f.sig, |s| {
+            LocalTypes::of(s, &f.sig, s.params_of(&f.sig), &f.block)
+        });
         let params = std::mem::replace(&mut self.params, params);
+        let parts = std::mem::replace(&mut self.literal_parts, parts);
+        let moved = std::mem::take(&mut self.moved_once);
         syn::visit::visit_impl_item_fn(self, f);
+        self.moved_once = moved;
+        self.literal_parts = parts;
         self.params = params;
         self.received = received;
         self.exported_scope = scope;
@@ -523,6 +545,14 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
         // `let x = self.f.clone();` then a `move` closure or `async move` block naming `x`:
         // the clone is handed on (to whatever runs the closure).
         for (i, st) in b.stmts.iter().enumerate() {
+            if let Some(n) = moved_once(st, &b.stmts[i + 1..], &self.fields.tuple_ctors) {
+                let parts = self
+                    .literal_parts
+                    .get(&n)
+                    .cloned()
+                    .unwrap_or(ParamType::Any);
+                self.moved_once.insert(n, parts);
+            }
             if let syn::Stmt::Local(l) = st
                 && let Some(init) = &l.init
                 && let syn::Expr::MethodCall(m) = &*init.expr

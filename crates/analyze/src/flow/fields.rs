@@ -86,6 +86,10 @@ pub(super) struct Fields {
     pub(super) unknown_lent: bool,
     /// The trait bounds of parameters lent whose type is a type parameter, `impl` or `dyn`.
     pub(super) lent_bounds: Vec<Vec<String>>,
+    /// Field name (or index) -> for each struct of the crate with such a field, the type
+    /// names its declared type holds (see [`held_type_idents`]) and whether it names a type
+    /// parameter of the struct (gathered before the scan).
+    pub(super) field_decls: HashMap<String, Vec<(HashSet<String>, bool)>>,
     /// (trait, every type named in the impl's self type) of the crate's trait impls, and the
     /// traits it implements for a type parameter or a type holding one (`impl<T> Tr for T`,
     /// `impl<T> Tr for Wrap<T>`).

@@ -232,6 +232,26 @@ impl<'a> Visit<'a> for Collect<'_, 'a> {
         if let syn::Fields::Unnamed(_) = i.fields {
             self.ix.fields.tuple_ctors.insert(i.ident.to_string());
         }
+        let params: HashSet<String> = i
+            .generics
+            .type_params()
+            .map(|p| p.ident.to_string())
+            .collect();
+        for (n, f) in i.fields.iter().enumerate() {
+            let key = f.ident.as_ref().map_or(n.to_string(), ToString::to_string);
+            let mut ids = HashSet::new();
+            type_idents(&f.ty, &mut ids);
+            let generic = !ids.is_disjoint(&params);
+            let mut held = HashSet::new();
+            held_type_idents(&f.ty, &mut held);
+            let decl = (held, generic);
+            self.ix
+                .fields
+                .field_decls
+                .entry(key)
+                .or_default()
+                .push(decl);
+        }
         syn::visit::visit_item_struct(self, i);
     }
     fn visit_item_enum(&mut self, e: &'a syn::ItemEnum) {

@@ -13,7 +13,7 @@ use super::*;
 pub(super) const SENDS: &[&str] = &["send", "try_send", "send_timeout", "force_send", "push"];
 
 /// What a parameter of a function may be, by its declared type.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(super) enum ParamType {
     /// The struct names the type holds.
     Named(HashSet<String>),
@@ -22,6 +22,27 @@ pub(super) enum ParamType {
     Bounded(Vec<String>),
     /// Any type.
     Any,
+    /// Any of these (a local bound to several values).
+    Several(Vec<ParamType>),
+}
+
+impl ParamType {
+    /// `Self` read as the impl's type `owner` (any type, outside an impl).
+    pub(super) fn with_owner(self, owner: Option<&str>) -> Self {
+        match self {
+            ParamType::Named(mut ids) if ids.contains("Self") => {
+                ids.remove("Self");
+                match owner {
+                    Some(o) => {
+                        ids.insert(o.to_string());
+                        ParamType::Named(ids)
+                    }
+                    None => ParamType::Any,
+                }
+            }
+            other => other,
+        }
+    }
 }
 
 /// Auto and marker traits, which any struct may implement: they narrow nothing down.
@@ -47,7 +68,7 @@ fn bound_names<'b>(bounds: impl Iterator<Item = &'b syn::TypeParamBound>) -> Vec
 }
 
 /// What a parameter of declared type `t` may be, in a function with signature `sig`.
-fn param_type(
+pub(super) fn param_type(
     t: &syn::Type,
     sig: &syn::Signature,
     generics: &[String],
@@ -86,13 +107,15 @@ fn param_type(
         generics: &'g [String],
         fn_generics: &'g [String],
         hit: bool,
+        /// The bounds of each `impl Trait` or `dyn Trait` inside.
+        bounded: Vec<Vec<String>>,
     }
     impl<'a> Visit<'a> for Opaque<'_> {
-        fn visit_type_impl_trait(&mut self, _: &'a syn::TypeImplTrait) {
-            self.hit = true;
+        fn visit_type_impl_trait(&mut self, i: &'a syn::TypeImplTrait) {
+            self.bounded.push(bound_names(i.bounds.iter()));
         }
-        fn visit_type_trait_object(&mut self, _: &'a syn::TypeTraitObject) {
-            self.hit = true;
+        fn visit_type_trait_object(&mut self, o: &'a syn::TypeTraitObject) {
+            self.bounded.push(bound_names(o.bounds.iter()));
         }
         fn visit_path_segment(&mut self, s: &'a syn::PathSegment) {
             let n = s.ident.to_string();
@@ -106,6 +129,7 @@ fn param_type(
         generics,
         fn_generics,
         hit: false,
+        bounded: Vec::new(),
     };
     o.visit_type(t);
     if o.hit {
@@ -113,7 +137,10 @@ fn param_type(
     }
     let mut ids = HashSet::new();
     held_type_idents(t, &mut ids);
-    ParamType::Named(ids)
+    // `Box<dyn Pull>`: the types named, and any type implementing the bounds.
+    o.bounded
+        .into_iter()
+        .fold(ParamType::Named(ids), |t, b| t.join(ParamType::Bounded(b)))
 }
 
 impl FieldScan<'_, '_> {
@@ -160,20 +187,12 @@ impl FieldScan<'_, '_> {
                     out.insert("self".to_string(), t);
                 }
                 syn::FnArg::Typed(t) => {
-                    if let Some(n) = pat_ident(&t.pat) {
-                        let mut ty = param_type(&t.ty, sig, &self.generics, &self.fn_generics);
-                        // `Self` is the impl's type.
-                        if let ParamType::Named(ids) = &mut ty
-                            && ids.remove("Self")
-                        {
-                            match &self.owner {
-                                Some(o) => {
-                                    ids.insert(o.clone());
-                                }
-                                None => ty = ParamType::Any,
-                            }
-                        }
-                        out.insert(n, ty);
+                    let ty = param_type(&t.ty, sig, &self.generics, &self.fn_generics)
+                        .with_owner(self.owner.as_deref());
+                    let mut names = HashSet::new();
+                    pat_binds(&t.pat, &mut names);
+                    for n in names {
+                        out.insert(n, ty.clone());
                     }
                 }
             }
@@ -181,56 +200,19 @@ impl FieldScan<'_, '_> {
         out
     }
 
-    /// A `let` whose value names parameters outside closures (`let mut h = h;`, `let r = &mut
-    /// h;`, `let w = Wrap { h }`) binds names that may hold them; any other binding of a
-    /// parameter's name shadows it.
-    pub(super) fn rebind_param(&mut self, l: &syn::Local) {
-        let named = l
-            .init
-            .as_ref()
-            .map(|i| idents_outside_closures(&i.expr))
-            .unwrap_or_default();
-        let found: Vec<ParamType> = named
-            .iter()
-            .filter_map(|n| self.params.get(n).cloned())
-            .collect();
-        // Several: the names of all, or the first that is not named.
-        let from = found.into_iter().reduce(|a, b| match (a, b) {
-            (ParamType::Named(mut x), ParamType::Named(y)) => {
-                x.extend(y);
-                ParamType::Named(x)
-            }
-            (ParamType::Named(_), other) | (other, _) => other,
-        });
-        let mut bound = HashSet::new();
-        pat_binds(&l.pat, &mut bound);
-        for b in bound {
-            match &from {
-                Some(t) => {
-                    self.params.insert(b, t.clone());
-                }
-                None => {
-                    self.params.remove(&b);
-                }
-            }
-        }
-    }
-
-    /// Records the parameter `name` (if it is one) as lent.
+    /// Records what the local or parameter `name` may be as lent. A name bound where
+    /// [`LocalTypes`] does not reach (not a function, constant or primitive type of a
+    /// macro's tokens) may be anything.
     fn lend(&mut self, name: &str) {
         match self.params.get(name) {
-            Some(ParamType::Named(ids)) => self.fields.lent.extend(ids.iter().cloned()),
-            // A closure (what it captured was lent where it was made), or a `Clone` type:
-            // no holder the field rule counts.
-            Some(ParamType::Bounded(b))
-                if b.iter().any(|t| {
-                    matches!(t.as_str(), "Fn" | "FnMut" | "FnOnce" | "Clone" | "Copy")
-                }) => {}
-            Some(ParamType::Bounded(b)) if !b.is_empty() => {
-                self.fields.lent_bounds.push(b.clone());
+            Some(t) => {
+                let t = t.clone();
+                self.fields.lend_type(t);
             }
-            Some(_) => self.fields.unknown_lent = true,
-            None => {}
+            None if self.fns.contains_key(name)
+                || name.starts_with(char::is_uppercase)
+                || PRIMITIVES.contains(&name) => {}
+            None => self.fields.unknown_lent = true,
         }
     }
 
@@ -270,9 +252,15 @@ impl FieldScan<'_, '_> {
         }
     }
 
-    /// A closure lends the parameters it captures.
+    /// A closure lends the parameters and locals it captures (but of a struct made for the one
+    /// thread it is moved to, see [`moved_once`], only what its fields were given).
     pub(super) fn lend_captures(&mut self, c: &syn::ExprClosure) {
         for n in captures(c) {
+            if let Some(parts) = self.moved_once.get(&n) {
+                let parts = parts.clone();
+                self.fields.lend_type(parts);
+                continue;
+            }
             self.lend(&n);
         }
     }
@@ -302,7 +290,29 @@ impl FieldScan<'_, '_> {
     }
 }
 
+/// Primitive types' names, which a macro's tokens may give as identifiers.
+const PRIMITIVES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
+    "f64", "bool", "char", "str", "self", "crate", "super",
+];
+
 impl Fields {
+    /// Records a value of type `t` as lent (see [`ParamType`]).
+    pub(super) fn lend_type(&mut self, t: ParamType) {
+        match t {
+            ParamType::Named(ids) => self.lent.extend(ids),
+            // A closure (what it captured was lent where it was made), or a `Clone` type:
+            // no holder the field rule counts.
+            ParamType::Bounded(b)
+                if b.iter().any(|t| {
+                    matches!(t.as_str(), "Fn" | "FnMut" | "FnOnce" | "Clone" | "Copy")
+                }) => {}
+            ParamType::Bounded(b) if !b.is_empty() => self.lent_bounds.push(b),
+            ParamType::Bounded(_) | ParamType::Any => self.unknown_lent = true,
+            ParamType::Several(ts) => ts.into_iter().for_each(|t| self.lend_type(t)),
+        }
+    }
+
     /// A struct that a lent one holds (a field's declared type names it) is lent with it.
     pub(super) fn close_lent(&mut self) {
         // A value bounded by traits is any type implementing them all: a struct of the crate
@@ -329,6 +339,9 @@ impl Fields {
             "AsyncWrite",
             "AsRef",
             "AsMut",
+            "From",
+            "TryFrom",
+            "FromStr",
         ];
         for b in std::mem::take(&mut self.lent_bounds) {
             let checked = |t: &String| {
@@ -505,13 +518,52 @@ pub(super) fn holder_captured(
     }
 }
 
+/// The name `st` binds to a struct literal (`let p = Producer { out: tx };`, or a call of one
+/// of the crate's tuple structs, `tuple_ctors`), where the statements after it mention it only
+/// in one `move` closure given to `spawn`, outside loops, that does not hand it on, and bind
+/// no other value to that name: the struct is made for that thread, and used there alone.
+pub(super) fn moved_once(
+    st: &syn::Stmt,
+    after: &[syn::Stmt],
+    tuple_ctors: &HashSet<String>,
+) -> Option<String> {
+    let syn::Stmt::Local(l) = st else {
+        return None;
+    };
+    let n = pat_ident(&l.pat)?;
+    let init = l.init.as_ref()?;
+    let fresh = match &*init.expr {
+        syn::Expr::Struct(_) => true,
+        syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| tuple_ctors.contains(&s.ident.to_string()))),
+        _ => false,
+    };
+    if !fresh || init.diverge.is_some() {
+        return None;
+    }
+    let mut again = HashSet::new();
+    for s in after {
+        struct Binds<'o>(&'o mut HashSet<String>);
+        impl<'a> Visit<'a> for Binds<'_> {
+            fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
+                self.0.insert(i.ident.to_string());
+                syn::visit::visit_pat_ident(self, i);
+            }
+        }
+        Binds(&mut again).visit_stmt(s);
+    }
+    let names = HashSet::from([n.clone()]);
+    let spawned = !again.contains(&n) && holder_captured(&names, after, false, false).is_none();
+    spawned.then_some(n)
+}
+
 /// Whether `e` mentions one of `names` outside its closures and async blocks.
 fn mentions_outside_closures(e: &syn::Expr, names: &HashSet<String>) -> bool {
     idents_outside_closures(e).iter().any(|i| names.contains(i))
 }
 
 /// The identifiers `e` names outside its closures and async blocks (a macro's tokens too).
-fn idents_outside_closures(e: &syn::Expr) -> Vec<String> {
+pub(super) fn idents_outside_closures(e: &syn::Expr) -> Vec<String> {
     fn tokens(ts: &TokenStream, out: &mut Vec<String>) {
         for t in ts.clone() {
             match t {

@@ -37,6 +37,7 @@ mod in_place;
 mod index;
 mod lent;
 mod literal;
+mod local_types;
 mod loops;
 mod method_call;
 mod shared;
@@ -51,6 +52,7 @@ use finder::*;
 use in_place::*;
 use index::*;
 use lent::*;
+use local_types::*;
 use shared::*;
 use side::*;
 use walker::*;
@@ -112,6 +114,8 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
             owned_match: false,
             params: HashMap::new(),
             inline: HashSet::new(),
+            literal_parts: HashMap::new(),
+            moved_once: HashMap::new(),
         };
         scan.visit_file(&f.ast);
     }
