@@ -61,6 +61,9 @@ pub(super) struct FieldScan<'f, 'a> {
     /// moved, unused elsewhere, into one spawned thread (see [`moved_once`]) lend only that.
     pub(super) literal_parts: HashMap<String, ParamType>,
     pub(super) moved_once: HashMap<String, ParamType>,
+    /// The trait whose items are being scanned: `self` in a default method's body may be any
+    /// type implementing it.
+    pub(super) in_trait: Option<String>,
 }
 
 impl FieldScan<'_, '_> {
@@ -538,7 +541,23 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
     }
     fn visit_trait_item_fn(&mut self, f: &'a syn::TraitItemFn) {
         let saved = std::mem::replace(&mut self.exclusive, false);
+        let (params, parts) = match &f.default {
+            Some(block) => self.with_generics(&f.sig, |s| {
+                let mut params = s.params_of(&f.sig);
+                if let (Some(p), Some(tr)) = (params.get_mut("self"), &s.in_trait) {
+                    *p = ParamType::Bounded(vec![tr.clone()]);
+                }
+                LocalTypes::of(s, &f.sig, params, block)
+            }),
+            None => (HashMap::new(), HashMap::new()),
+        };
+        let params = std::mem::replace(&mut self.params, params);
+        let parts = std::mem::replace(&mut self.literal_parts, parts);
+        let moved = std::mem::take(&mut self.moved_once);
         syn::visit::visit_trait_item_fn(self, f);
+        self.moved_once = moved;
+        self.literal_parts = parts;
+        self.params = params;
         self.exclusive = saved;
     }
     fn visit_block(&mut self, b: &'a syn::Block) {
@@ -868,7 +887,9 @@ impl<'a> Visit<'a> for FieldScan<'_, '_> {
             .entry(t.ident.to_string())
             .or_default()
             .push(self.exported_scope && matches!(t.vis, syn::Visibility::Public(_)));
+        let saved = self.in_trait.replace(t.ident.to_string());
         syn::visit::visit_item_trait(self, t);
+        self.in_trait = saved;
     }
     fn visit_item_use(&mut self, u: &'a syn::ItemUse) {
         fn names(t: &syn::UseTree, out: &mut HashSet<String>) {

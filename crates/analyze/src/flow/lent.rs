@@ -290,10 +290,10 @@ impl FieldScan<'_, '_> {
     }
 }
 
-/// Primitive types' names, which a macro's tokens may give as identifiers.
+/// Primitive types' names and path keywords, which a macro's tokens may give as identifiers.
 const PRIMITIVES: &[&str] = &[
     "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
-    "f64", "bool", "char", "str", "self", "crate", "super",
+    "f64", "bool", "char", "str", "crate", "super",
 ];
 
 impl Fields {

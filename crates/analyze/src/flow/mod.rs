@@ -116,6 +116,7 @@ pub fn analyze(krate: &Crate) -> (Vec<Channel>, Vec<Note>) {
             inline: HashSet::new(),
             literal_parts: HashMap::new(),
             moved_once: HashMap::new(),
+            in_trait: None,
         };
         scan.visit_file(&f.ast);
     }
