@@ -541,19 +541,9 @@ pub(super) fn moved_once(
     if !fresh || init.diverge.is_some() {
         return None;
     }
-    let mut again = HashSet::new();
-    for s in after {
-        struct Binds<'o>(&'o mut HashSet<String>);
-        impl<'a> Visit<'a> for Binds<'_> {
-            fn visit_pat_ident(&mut self, i: &'a syn::PatIdent) {
-                self.0.insert(i.ident.to_string());
-                syn::visit::visit_pat_ident(self, i);
-            }
-        }
-        Binds(&mut again).visit_stmt(s);
-    }
     let names = HashSet::from([n.clone()]);
-    let spawned = !again.contains(&n) && holder_captured(&names, after, false, false).is_none();
+    let spawned = !after.iter().any(|s| stmt_rebinds(s, &n))
+        && holder_captured(&names, after, false, false).is_none();
     spawned.then_some(n)
 }
 
