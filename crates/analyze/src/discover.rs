@@ -46,6 +46,10 @@ pub struct Crate {
     /// Whether these are a library target's sources (whose public items other crates call),
     /// not a binary's, a test's, or several targets' pooled.
     pub lib: bool,
+    /// Whether these are the build script's sources (which see `[build-dependencies]` only).
+    pub build: bool,
+    /// The package's edition (`2015`, ..., `2024`; `2021` when inherited from a workspace).
+    pub edition: String,
 }
 
 /// The member crates (their directories, sorted) of the workspace whose manifest is at `path`
@@ -108,15 +112,17 @@ pub enum Targets {
 
 /// Finds the crate at `path` and parses the sources of every target, as one set of files.
 pub fn discover(path: &Path) -> Result<Crate, Error> {
-    let (root, targets) = target_roots(path, Targets::All)?;
+    let (root, targets, edition) = target_roots(path, Targets::All)?;
     let mut krate = Crate {
         root,
         files: Vec::new(),
         notes: Vec::new(),
         lib: false,
+        build: false,
+        edition,
     };
-    for (t, _) in targets {
-        load(&mut krate, &t, true, None, true)?;
+    for t in targets {
+        load(&mut krate, &t.path, true, None, true)?;
     }
     Ok(krate)
 }
@@ -125,24 +131,34 @@ pub fn discover(path: &Path) -> Result<Crate, Error> {
 /// [`Crate`] per target: each target is a crate of its own to the compiler (a test or a binary
 /// reaches the library only through its public items), so each is analysed on its own.
 pub fn discover_each(path: &Path, which: Targets) -> Result<Vec<Crate>, Error> {
-    let (root, targets) = target_roots(path, which)?;
+    let (root, targets, edition) = target_roots(path, which)?;
     let mut out = Vec::new();
-    for (t, lib) in targets {
+    for t in targets {
         let mut krate = Crate {
             root: root.clone(),
             files: Vec::new(),
             notes: Vec::new(),
-            lib,
+            lib: t.lib,
+            build: t.build,
+            edition: edition.clone(),
         };
-        load(&mut krate, &t, true, None, true)?;
+        load(&mut krate, &t.path, true, None, true)?;
         out.push(krate);
     }
     Ok(out)
 }
 
-/// The crate root and the root file of each target that exists, with whether it is the
-/// library's.
-fn target_roots(path: &Path, which: Targets) -> Result<(PathBuf, Vec<(PathBuf, bool)>), Error> {
+/// The root file of a target.
+struct TargetRoot {
+    path: PathBuf,
+    /// The library's.
+    lib: bool,
+    /// The build script's.
+    build: bool,
+}
+
+/// The crate root, the root file of each target that exists, and the package's edition.
+fn target_roots(path: &Path, which: Targets) -> Result<(PathBuf, Vec<TargetRoot>, String), Error> {
     if !path.exists() {
         return Err(Error::NoSuchPath(path.to_path_buf()));
     }
@@ -159,17 +175,26 @@ fn target_roots(path: &Path, which: Targets) -> Result<(PathBuf, Vec<(PathBuf, b
         file: manifest.clone(),
         message: e.to_string(),
     })?;
-    let targets = target_files(&root, &manifest, &text, which)?;
+    let (targets, build, edition) = target_files(&root, &manifest, &text, which)?;
     // `target_files` puts the library's root first.
-    let mut targets: Vec<(PathBuf, bool)> = targets
+    let mut targets: Vec<TargetRoot> = targets
         .into_iter()
         .enumerate()
-        .map(|(i, t)| (t, i == 0))
+        .map(|(i, path)| TargetRoot {
+            lib: i == 0,
+            build: false,
+            path,
+        })
+        .chain(build.map(|path| TargetRoot {
+            path,
+            lib: false,
+            build: true,
+        }))
         .collect();
-    targets.retain(|(t, _)| t.is_file());
+    targets.retain(|t| t.path.is_file());
     let mut seen = std::collections::HashSet::new();
-    targets.retain(|(t, _)| seen.insert(t.canonicalize().unwrap_or_else(|_| t.clone())));
-    Ok((root, targets))
+    targets.retain(|t| seen.insert(t.path.canonicalize().unwrap_or_else(|_| t.path.clone())));
+    Ok((root, targets, edition))
 }
 
 /// The root files of the crate's targets, as cargo finds them: the `[lib]`, `[[bin]]`,
@@ -177,13 +202,14 @@ fn target_roots(path: &Path, which: Targets) -> Result<(PathBuf, Vec<(PathBuf, b
 /// directory), the automatic ones (`src/lib.rs`, `src/main.rs`, `src/bin/*.rs`,
 /// `src/bin/*/main.rs`, and the same in `examples/`, `tests/`, `benches/`) unless `autobins`,
 /// `autoexamples`, `autotests` or `autobenches` is false (or, in edition 2015, targets of that
-/// kind are declared), and the build script (`build.rs`, or `package.build`).
+/// kind are declared); then the build script's (`build.rs`, or `package.build`) and the
+/// package's edition.
 fn target_files(
     root: &Path,
     manifest: &Path,
     text: &str,
     which: Targets,
-) -> Result<Vec<PathBuf>, Error> {
+) -> Result<(Vec<PathBuf>, Option<PathBuf>, String), Error> {
     let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| Error::Manifest {
         file: manifest.to_path_buf(),
         line: e.span().map_or(1, |s| {
@@ -280,14 +306,13 @@ fn target_files(
             out.extend(scan(&dir));
         }
     }
-    if which == Targets::All {
-        match package.and_then(|p| p.get("build")) {
-            Some(toml::Value::String(p)) => out.push(root.join(p)),
-            Some(toml::Value::Boolean(false)) => {}
-            _ => out.push(root.join("build.rs")),
-        }
-    }
-    Ok(out)
+    let build = match package.and_then(|p| p.get("build")) {
+        _ if which != Targets::All => None,
+        Some(toml::Value::String(p)) => Some(root.join(p)),
+        Some(toml::Value::Boolean(false)) => None,
+        _ => Some(root.join("build.rs")),
+    };
+    Ok((out, build, edition.to_string()))
 }
 
 fn key_value(line: &str, key: &str) -> Option<String> {
@@ -410,7 +435,7 @@ fn load(
 /// they are read as raw identifiers, with their spans, so positions stay those of the file. The
 /// first error is the one reported if neither parses. (A crate that is not 2015 but fails to
 /// parse gains nothing from the retry, and loses nothing: it fails as before.)
-fn parse(text: &str) -> syn::Result<syn::File> {
+pub(crate) fn parse(text: &str) -> syn::Result<syn::File> {
     let first = match syn::parse_file(text) {
         Ok(f) => return Ok(f),
         Err(e) => e,

@@ -16,6 +16,12 @@
 //! family that the rewrite left unused (`use std::sync::mpsc;` once its `mpsc::channel()` is
 //! gone) is removed with it, so the crate does not gain an unused-import warning (fatal under
 //! `-D warnings`); a group that also imports something still used is left as it is.
+//!
+//! In an edition-2015 package the new paths are absolute (`::welltempered::..`) and each target
+//! root that compiles a rewritten file gets `extern crate welltempered;`; a channel made in a
+//! file the build script compiles is kept (see `edition.rs`).
+
+mod edition;
 
 use crate::resolve::Imports;
 use crate::verdict::Site;
@@ -247,6 +253,21 @@ fn named_handle_types(root: &Path) -> Result<Vec<NamedType>, Error> {
                 }
                 syn::visit::visit_path(self, path);
             }
+            fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+                // `Err(RecvError)`: a bare name that an import makes a unit struct's is a path
+                // to it, not a binding.
+                if p.by_ref.is_none()
+                    && p.mutability.is_none()
+                    && p.subpat.is_none()
+                    && FAMILY_NAMES.contains(&p.ident.to_string().as_str())
+                {
+                    let path = syn::Path::from(p.ident.clone());
+                    if self.imp.canonical_all(&path).iter().any(|c| c.len() >= 2) {
+                        self.visit_path(&path);
+                    }
+                }
+                syn::visit::visit_pat_ident(self, p);
+            }
         }
         let mut v = V {
             imp: &imp,
@@ -387,6 +408,15 @@ pub fn plan(a: &Analysis) -> Result<Plan, Error> {
                 .push((c.site.clone(), "already welltempered's".to_string()));
             continue;
         }
+        if edition::in_build_script(a, &c.site.file) {
+            plan.kept.push((
+                c.site.clone(),
+                "made in a file the build script compiles, which sees [build-dependencies] only; \
+                 --fix adds welltempered to [dependencies]"
+                    .to_string(),
+            ));
+            continue;
+        }
         let family = c.constructor.rsplit_once("::").map_or("", |x| x.0);
         let names: Vec<&NamedType> = named
             .iter()
@@ -493,6 +523,11 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
         .collect();
     files.sort_unstable();
     files.dedup();
+    // In edition 2015, the roots that get `extern crate welltempered;`.
+    let roots = edition::roots_needing_extern(a, &files);
+    files.extend(roots.iter().map(String::as_str));
+    files.sort_unstable();
+    files.dedup();
     for p in files
         .iter()
         .map(|f| a.root.join(f))
@@ -524,7 +559,7 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
             .collect();
         let types: Vec<(&TypeRewrite, String)> =
             plan.types.iter().map(|t| (t, t.to(shared))).collect();
-        if let Err(e) = write_rewrites(a, opts, &rewrites, &types, &manifest) {
+        if let Err(e) = write_rewrites(a, opts, &rewrites, &types, &roots, &manifest) {
             restore();
             return Err(e);
         }
@@ -585,13 +620,15 @@ fn shared_path(to: &'static str) -> &'static str {
     }
 }
 
-/// Writes the rewritten sources (each constructor path and named handle type replaced,
-/// imports the rewrite left unused removed) and the manifest with the dependency added.
+/// Writes the rewritten sources (each constructor path and named handle type replaced, absolute
+/// in edition 2015; imports the rewrite left unused removed), `extern crate welltempered;` in
+/// each of `roots`, and the manifest with the dependency added.
 fn write_rewrites(
     a: &Analysis,
     opts: &FixOptions,
     rewrites: &[(&Rewrite, &str)],
     types: &[(&TypeRewrite, String)],
+    roots: &[String],
     manifest: &Path,
 ) -> Result<(), Error> {
     let io = |file: &Path, e: std::io::Error| Error::Io {
@@ -600,7 +637,7 @@ fn write_rewrites(
     };
     // Per file: the byte range of each constructor path or named type, its new path, and its
     // family.
-    let mut edits: BTreeMap<&str, Vec<(usize, usize, &str, &str)>> = BTreeMap::new();
+    let mut edits: BTreeMap<&str, Vec<(usize, usize, String, &str)>> = BTreeMap::new();
     let constructors = rewrites
         .iter()
         .map(|(r, to)| (&r.site, r.span, *to, &r.family));
@@ -608,10 +645,12 @@ fn write_rewrites(
         .iter()
         .map(|(t, to)| (&t.site, t.span, to.as_str(), &t.family));
     for (site, span, to, family) in constructors.chain(names) {
-        edits
-            .entry(site.file.as_str())
-            .or_default()
-            .push((span.0, span.1, to, family.as_str()));
+        edits.entry(site.file.as_str()).or_default().push((
+            span.0,
+            span.1,
+            edition::path_for(a, to),
+            family.as_str(),
+        ));
     }
     let mut planned: Vec<(PathBuf, String)> = Vec::new();
     for (rel, mut es) in edits {
@@ -623,6 +662,19 @@ fn write_rewrites(
         }
         let families: Vec<&str> = es.iter().map(|x| x.3).collect();
         let text = remove_unused_imports(&text, &families);
+        planned.push((p, text));
+    }
+    for rel in roots {
+        let p = a.root.join(rel);
+        let text = match planned.iter().position(|(q, _)| *q == p) {
+            Some(i) => planned.remove(i).1,
+            None => std::fs::read_to_string(&p).map_err(|e| io(&p, e))?,
+        };
+        let text = edition::with_extern_crate(&text).ok_or_else(|| {
+            Error::Fix(format!(
+                "{rel} does not parse; `extern crate welltempered;` could not be added"
+            ))
+        })?;
         planned.push((p, text));
     }
     let mtext = std::fs::read_to_string(manifest).map_err(|e| io(manifest, e))?;
@@ -665,13 +717,18 @@ fn cargo(a: &Analysis, opts: &FixOptions, args: &[&str]) -> Result<(), CargoFail
     }
     let err = String::from_utf8_lossy(&o.stderr);
     let out = String::from_utf8_lossy(&o.stdout);
-    let first = err
-        .lines()
-        .chain(out.lines())
+    let mut lines = err.lines().chain(out.lines());
+    let first = lines
         .find(|l| l.starts_with("error") || l.contains("panicked at") || l.contains("FAILED"))
         .unwrap_or("failed");
+    // A compiler error's location is the ` --> file:line:col` line after it.
+    let at = lines
+        .next()
+        .and_then(|l| l.trim_start().strip_prefix("--> "))
+        .map(|l| format!(" at {l}"))
+        .unwrap_or_default();
     Err(CargoFailure {
-        first: first.trim().to_string(),
+        first: format!("{}{at}", first.trim()),
         shared: err.contains("NotSyncCloneOrCallIntoShared"),
     })
 }
@@ -720,9 +777,10 @@ pub fn dependency_added(manifest: &str, dep: &Dependency) -> Result<Option<Strin
 
 /// `text` without its `use` items whose every imported name is under one of `families`
 /// (`std::sync::mpsc`, ...) and no longer appears in the file outside `use` items. Glob imports
-/// and groups with a name still used are kept; so is everything when `text` does not parse.
+/// and groups with a name still used are kept; so is everything when `text` does not parse
+/// (as current Rust, or as edition-2015 code).
 fn remove_unused_imports(text: &str, families: &[&str]) -> String {
-    let Ok(file) = syn::parse_file(text) else {
+    let Ok(file) = crate::discover::parse(text) else {
         return text.to_string();
     };
     /// Every `use` item of the file, in modules and blocks too.

@@ -37,6 +37,13 @@ pub struct Analysis {
     pub targets: Vec<String>,
     /// Lines of Rust read.
     pub lines: usize,
+    /// The files of each target (its root first), relative to the crate root, and whether the
+    /// target is the build script: what `--fix` must add where it rewrites a file.
+    #[serde(skip)]
+    pub target_files: Vec<(Vec<String>, bool)>,
+    /// The package's edition.
+    #[serde(skip)]
+    pub edition: String,
     /// What the analysis could not read (a computed `include!` path, a missing module file):
     /// channels made there are not in `channels`.
     pub notes: Vec<discover::Note>,
@@ -158,10 +165,15 @@ pub fn analyze_targets(path: &Path, which: discover::Targets) -> Result<Analysis
     let mut channels: Vec<Channel> = Vec::new();
     let mut notes = Vec::new();
     let mut roots = Vec::new();
+    let mut target_files = Vec::new();
     for krate in &targets {
         if let Some(f) = krate.files.first() {
             roots.push(f.rel.clone());
         }
+        target_files.push((
+            krate.files.iter().map(|f| f.rel.clone()).collect(),
+            krate.build,
+        ));
         for f in &krate.files {
             if read.insert(f.abs.clone()) {
                 lines += f.text.lines().count();
@@ -191,6 +203,10 @@ pub fn analyze_targets(path: &Path, which: discover::Targets) -> Result<Analysis
         channels,
         targets: roots,
         lines,
+        target_files,
+        edition: targets
+            .first()
+            .map_or_else(|| "2021".to_string(), |k| k.edition.clone()),
         notes,
     })
 }

@@ -356,7 +356,7 @@ fn fix_round_trips_and_restores_on_failure() {
     copy_dir(&manifest_dir().join("tests/fixtypes"), &d);
     let a = welltempered_analyze::analyze_crate(&d).unwrap();
     let r = welltempered_analyze::fix::apply(&a, &opts).unwrap();
-    assert_eq!((r.rewritten.len(), r.types.len()), (3, 8), "{r}");
+    assert_eq!((r.rewritten.len(), r.types.len()), (3, 9), "{r}");
     let main = std::fs::read_to_string(d.join("src/main.rs")).unwrap();
     for want in [
         "results: welltempered::channel::Sender<u64>,",
@@ -364,6 +364,7 @@ fn fix_round_trips_and_restores_on_failure() {
         "welltempered::channel::unbounded::<u64>()",
         "Err(welltempered::channel::TryRecvError::Disconnected) => true,",
         "use welltempered::channel::TryRecvError::Empty;",
+        "if let Err(welltempered::channel::RecvError) = d.recv() {",
     ] {
         assert!(main.contains(want), "{want}: {main}");
     }
@@ -375,7 +376,7 @@ fn fix_round_trips_and_restores_on_failure() {
         .arg(opts.target_dir.as_ref().unwrap())
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&run.stdout), "6 10 true\n");
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "6 10 true true\n");
     let d = work.join("fixfail");
     copy_dir(&manifest_dir().join("tests/fixfail"), &d);
     let before = snapshot(&d);
@@ -403,6 +404,57 @@ fn fix_round_trips_and_restores_on_failure() {
     let r = welltempered_analyze::fix::apply(&a, &no_tests).unwrap();
     assert!(!r.tested && r.rewritten.len() == 2, "{r}");
     assert_ne!(snapshot(&d), before);
+}
+
+#[test]
+fn fix_in_edition_2015_declares_the_crate_and_keeps_the_build_scripts_channel() {
+    let wt = manifest_dir()
+        .join("../welltempered")
+        .canonicalize()
+        .unwrap();
+    let opts = welltempered_analyze::fix::FixOptions {
+        dependency: welltempered_analyze::fix::Dependency::Path(wt),
+        target_dir: Some(manifest_dir().join("../../target/analyze-fix")),
+        verify_tests: None,
+    };
+    let d = scratch("fix2015").join("fix2015");
+    copy_dir(&manifest_dir().join("tests/fix2015"), &d);
+    let build = std::fs::read(d.join("build.rs")).unwrap();
+    let a = welltempered_analyze::analyze_crate(&d).unwrap();
+    let r = welltempered_analyze::fix::apply(&a, &opts).unwrap();
+    assert_eq!((r.rewritten.len(), r.types.len()), (2, 1), "{r}");
+    assert_eq!(r.skipped.len(), 1, "{r}");
+    assert!(r.skipped[0].1.contains("build script"), "{r}");
+    assert_eq!(std::fs::read(d.join("build.rs")).unwrap(), build);
+    let read = |f: &str| std::fs::read_to_string(d.join(f)).unwrap();
+    // Each root that compiles a rewritten file declares the crate, after its inner attributes.
+    assert!(
+        read("src/lib.rs").contains("#![allow(dead_code)]\nextern crate welltempered;\n"),
+        "{}",
+        read("src/lib.rs")
+    );
+    assert!(
+        read("src/main.rs").starts_with("extern crate welltempered;\nextern crate fx_fix2015;\n"),
+        "{}",
+        read("src/main.rs")
+    );
+    // A module other than the root reaches it by an absolute path, generic arguments kept.
+    let pipe = read("src/pipe.rs");
+    for want in [
+        "::welltempered::channel::unbounded::<u64>()",
+        "fn sum(rx: ::welltempered::channel::Receiver<u64>)",
+    ] {
+        assert!(pipe.contains(want), "{want}: {pipe}");
+    }
+    assert!(!pipe.contains("mpsc"), "{pipe}");
+    let run = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["run", "--quiet", "--manifest-path"])
+        .arg(d.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(opts.target_dir.as_ref().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "16000000000\n");
 }
 
 #[test]

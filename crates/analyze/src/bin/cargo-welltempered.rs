@@ -110,7 +110,14 @@ fn run(cli: Cli) -> Result<(), welltempered_analyze::Error> {
             let path = path.unwrap_or_else(|| PathBuf::from("."));
             use welltempered_analyze::fix::{Dependency, FixOptions};
             let dependency = match (welltempered_path, welltempered_git) {
-                (Some(p), _) => Dependency::Path(p),
+                // Relative to where the command runs, not to the crate's manifest.
+                (Some(p), _) => {
+                    let dir = std::path::absolute(&p).unwrap_or(p);
+                    if !dir.join("Cargo.toml").is_file() {
+                        return Err(welltempered_analyze::Error::NoCrate(dir));
+                    }
+                    Dependency::Path(dir)
+                }
                 (None, Some(url)) => Dependency::Git {
                     url,
                     rev: welltempered_rev,

@@ -1,9 +1,10 @@
 // Handle types named privately (a field, a parameter, a return type, a local's annotation):
 // --fix rewrites them with the channels, to welltempered's general handle types, and keeps each
 // type's generic arguments. Three channels share the names: all get the general constructors.
-// The error type named in a pattern, and in the `use` of one of its variants, is rewritten too.
+// The error type named in a pattern, and in the `use` of one of its variants, is rewritten too;
+// so is a unit struct's bare name in a pattern (`Err(RecvError)`), which its import makes a path.
 use std::sync::mpsc::TryRecvError::Empty;
-use std::sync::mpsc::{self, channel, Receiver};
+use std::sync::mpsc::{self, channel, Receiver, RecvError};
 use std::thread;
 
 struct Worker {
@@ -40,5 +41,10 @@ fn main() {
         Err(mpsc::TryRecvError::Disconnected) => true,
         Err(Empty) | Ok(_) => false,
     };
-    println!("{} {} {gone}", total(rx), total(b));
+    let closed = if let Err(RecvError) = d.recv() {
+        true
+    } else {
+        false
+    };
+    println!("{} {} {gone} {closed}", total(rx), total(b));
 }
