@@ -117,6 +117,52 @@ fn named_handle_types(root: &Path) -> Result<Vec<NamedType>, Error> {
             out: Vec<NamedType>,
         }
         impl V<'_> {
+            /// Every path in `ts` that ends in one of the family's names (`mpsc::Sender`,
+            /// `::std::sync::mpsc::Receiver`; not a field or method `.Sender`), as a path.
+            fn paths_in_tokens(&mut self, ts: proc_macro2::TokenStream) {
+                use proc_macro2::TokenTree;
+                let tokens: Vec<TokenTree> = ts.into_iter().collect();
+                let colon2 = |j: usize| {
+                    matches!((&tokens[j], &tokens[j + 1]), (TokenTree::Punct(a), TokenTree::Punct(b))
+                        if a.as_char() == ':' && a.spacing() == proc_macro2::Spacing::Joint
+                            && b.as_char() == ':')
+                };
+                for (i, t) in tokens.iter().enumerate() {
+                    let id = match t {
+                        TokenTree::Group(g) => {
+                            self.paths_in_tokens(g.stream());
+                            continue;
+                        }
+                        TokenTree::Ident(id) if FAMILY_NAMES.contains(&id.to_string().as_str()) => {
+                            id
+                        }
+                        _ => continue,
+                    };
+                    let mut segments = vec![id.clone()];
+                    let mut start = i;
+                    while start >= 2 && colon2(start - 2) {
+                        match start.checked_sub(3).map(|k| &tokens[k]) {
+                            Some(TokenTree::Ident(p)) => {
+                                segments.insert(0, p.clone());
+                                start -= 3;
+                            }
+                            _ => break,
+                        }
+                    }
+                    let leading = start >= 2 && colon2(start - 2);
+                    let after_dot = !leading
+                        && start >= 1
+                        && matches!(&tokens[start - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                    if after_dot {
+                        continue;
+                    }
+                    let path = syn::Path {
+                        leading_colon: leading.then(|| syn::Token![::](tokens[start - 2].span())),
+                        segments: segments.into_iter().map(syn::PathSegment::from).collect(),
+                    };
+                    self.visit_path(&path);
+                }
+            }
             /// Visits what `f` visits with `public` set as `public` (and restores it).
             fn with(&mut self, public: bool, f: impl FnOnce(&mut Self)) {
                 let was = std::mem::replace(&mut self.public, public);
@@ -126,6 +172,13 @@ fn named_handle_types(root: &Path) -> Result<Vec<NamedType>, Error> {
         }
         fn is_pub(v: &syn::Visibility) -> bool {
             matches!(v, syn::Visibility::Public(_))
+        }
+        fn has_pub(ts: proc_macro2::TokenStream) -> bool {
+            ts.into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => i == "pub",
+                proc_macro2::TokenTree::Group(g) => has_pub(g.stream()),
+                _ => false,
+            })
         }
         impl<'a> Visit<'a> for V<'_> {
             fn visit_item_fn(&mut self, i: &'a syn::ItemFn) {
@@ -252,6 +305,17 @@ fn named_handle_types(root: &Path) -> Result<Vec<NamedType>, Error> {
                     }
                 }
                 syn::visit::visit_path(self, path);
+            }
+            fn visit_macro(&mut self, m: &'a syn::Macro) {
+                // A macro's tokens (`thread_local! { static OUT: RefCell<Option<Sender<M>>> =
+                // .. }`) name types as paths do; a `macro_rules!` body's are templates, whose
+                // names resolve where it expands, and stay. A `pub` among them may make a
+                // name public.
+                if m.path.is_ident("macro_rules") {
+                    return;
+                }
+                let public = self.public || has_pub(m.tokens.clone());
+                self.with(public, |v| v.paths_in_tokens(m.tokens.clone()));
             }
             fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
                 // `Err(RecvError)`: a bare name that an import makes a unit struct's is a path

@@ -356,7 +356,7 @@ fn fix_round_trips_and_restores_on_failure() {
     copy_dir(&manifest_dir().join("tests/fixtypes"), &d);
     let a = welltempered_analyze::analyze_crate(&d).unwrap();
     let r = welltempered_analyze::fix::apply(&a, &opts).unwrap();
-    assert_eq!((r.rewritten.len(), r.types.len()), (3, 9), "{r}");
+    assert_eq!((r.rewritten.len(), r.types.len()), (3, 10), "{r}");
     let main = std::fs::read_to_string(d.join("src/main.rs")).unwrap();
     for want in [
         "results: welltempered::channel::Sender<u64>,",
@@ -365,6 +365,7 @@ fn fix_round_trips_and_restores_on_failure() {
         "Err(welltempered::channel::TryRecvError::Disconnected) => true,",
         "use welltempered::channel::TryRecvError::Empty;",
         "if let Err(welltempered::channel::RecvError) = d.recv() {",
+        "RefCell<Option<welltempered::channel::Sender<u64>>>",
     ] {
         assert!(main.contains(want), "{want}: {main}");
     }
@@ -555,4 +556,20 @@ fn fix_keeps_a_channel_whose_handle_type_is_public_api() {
     let plan = welltempered_analyze::fix::plan(&a).unwrap();
     assert_eq!((plan.rewrites.len(), plan.types.len()), (1, 1), "{plan}");
     assert_eq!(plan.rewrites[0].to, "welltempered::channel::unbounded");
+    // Named inside a macro's tokens with a `pub` among them: it may be public, so kept.
+    std::fs::write(
+        d.join("src/lib.rs"),
+        "use std::sync::mpsc::{channel, Receiver};\n\
+         thread_local! { pub static FEED: std::cell::RefCell<Option<Receiver<u8>>> = const { std::cell::RefCell::new(None) }; }\n\
+         pub fn feed() { let (tx, rx) = channel(); tx.send(1).unwrap(); FEED.with(|f| *f.borrow_mut() = Some(rx)); }\n",
+    )
+    .unwrap();
+    let a = welltempered_analyze::analyze_crate(&d).unwrap();
+    let plan = welltempered_analyze::fix::plan(&a).unwrap();
+    assert!(plan.rewrites.is_empty(), "{plan}");
+    assert!(
+        plan.kept[0].1.contains("public API at src/lib.rs:2"),
+        "{:?}",
+        plan.kept
+    );
 }

@@ -2,10 +2,15 @@
 // --fix rewrites them with the channels, to welltempered's general handle types, and keeps each
 // type's generic arguments. Three channels share the names: all get the general constructors.
 // The error type named in a pattern, and in the `use` of one of its variants, is rewritten too;
-// so is a unit struct's bare name in a pattern (`Err(RecvError)`), which its import makes a path.
+// so is a unit struct's bare name in a pattern (`Err(RecvError)`), which its import makes a path,
+// and a name inside a macro's tokens (`thread_local!`).
 use std::sync::mpsc::TryRecvError::Empty;
 use std::sync::mpsc::{self, channel, Receiver, RecvError};
 use std::thread;
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Option<mpsc::Sender<u64>>> = const { std::cell::RefCell::new(None) };
+}
 
 struct Worker {
     results: mpsc::Sender<u64>,
@@ -34,7 +39,8 @@ fn main() {
     h.join().unwrap();
     let (a, b): (mpsc::Sender<u64>, Receiver<u64>) = pair();
     a.send(10).unwrap();
-    drop(a);
+    SPARE.with(|s| *s.borrow_mut() = Some(a));
+    SPARE.with(|s| s.borrow_mut().take());
     let (c, d) = channel::<u64>();
     drop(c);
     let gone = match d.try_recv() {
