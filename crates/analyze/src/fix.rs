@@ -1,9 +1,11 @@
 //! `--fix`: rewrites channel constructors to `welltempered::channel` (`spsc` where both sides are
-//! proved single; `shared::{unbounded, bounded}`, whose handles are `Sync`, when the crate turns
-//! out to share a handle by reference), adds the `welltempered` dependency (by version, path or git; the manifest is
+//! proved single), adds the `welltempered` dependency (by version, path or git; the manifest is
 //! edited with toml_edit, its formatting kept), runs `cargo check` on every target and, when the
 //! crate has tests, `cargo test`, and restores every original byte when either fails. Nothing
-//! unchecked is left on disk.
+//! unchecked is left on disk. Where the plain handles do not compile (they are not `Sync`: a
+//! handle shared by reference, a holder a bound asks to be `Sync`), the rewrite is tried again
+//! with `shared::{unbounded, bounded}`, whose handles are `Sync` and `Clone`, first for the
+//! channels not proved single/single, then for every channel.
 //!
 //! The constructor's path expression is rewritten to a full path, so no `use` line needs to
 //! change. Where the crate names its family's handle or error types (`mpsc::Sender<u64>` in a
@@ -611,18 +613,25 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
             }
         }
     };
-    // First the plain constructors; if the crate shares a handle by reference (the plain
-    // handles are not `Sync`, and cargo says so), once more with shared handles for every
-    // channel not proved single/single.
-    let mut shared = false;
+    // First the plain handles. Where they do not compile (the plain handles are not `Sync`:
+    // code that shares one by reference, a holder a bound asks to be `Sync`), once more with
+    // shared handles (`Sync` and `Clone`, as crossbeam's) for every channel not proved
+    // single/single, then for every channel.
+    let paths = |level: usize| -> (Vec<&'static str>, Vec<String>) {
+        (
+            plan.rewrites
+                .iter()
+                .map(|r| shared_path(r.to, level))
+                .collect(),
+            plan.types.iter().map(|t| t.to(level > 0)).collect(),
+        )
+    };
+    let mut level = 0;
+    let mut failures: Vec<String> = Vec::new();
     loop {
-        let rewrites: Vec<(&Rewrite, &'static str)> = plan
-            .rewrites
-            .iter()
-            .map(|r| (r, if shared { shared_path(r.to) } else { r.to }))
-            .collect();
-        let types: Vec<(&TypeRewrite, String)> =
-            plan.types.iter().map(|t| (t, t.to(shared))).collect();
+        let (to, type_to) = paths(level);
+        let rewrites: Vec<(&Rewrite, &'static str)> = plan.rewrites.iter().zip(to).collect();
+        let types: Vec<(&TypeRewrite, String)> = plan.types.iter().zip(type_to).collect();
         if let Err(e) = write_rewrites(a, opts, &rewrites, &types, &roots, &manifest) {
             restore();
             return Err(e);
@@ -640,20 +649,18 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
                     .collect();
                 break;
             }
-            Err(e)
-                if !shared
-                    && e.shared
-                    && plan.rewrites.iter().any(|r| shared_path(r.to) != r.to) =>
-            {
-                restore();
-                shared = true;
-            }
             Err(e) => {
                 restore();
-                return Err(Error::Fix(format!(
-                    "cargo check failed after the rewrite ({}); originals restored",
-                    e.first
-                )));
+                failures.push(e.first);
+                match (level + 1..=2).find(|&l| paths(l) != paths(level)) {
+                    Some(l) => level = l,
+                    None => {
+                        return Err(Error::Fix(format!(
+                            "cargo check failed after the rewrite ({}); originals restored",
+                            failures.join("; with shared handles: ")
+                        )));
+                    }
+                }
             }
         }
     }
@@ -674,13 +681,17 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
     Ok(report)
 }
 
-/// The shared-handle constructor for a rewrite that is not to `spsc`: handles that are `Sync`,
-/// as crossbeam's are (`welltempered::channel::shared::unbounded`); `spsc` paths unchanged.
-fn shared_path(to: &'static str) -> &'static str {
-    match to {
-        "welltempered::channel::unbounded" => "welltempered::channel::shared::unbounded",
-        "welltempered::channel::bounded" => "welltempered::channel::shared::bounded",
-        other => other,
+/// The constructor `to` at fallback `level`: at 0 itself; at 1 the shared-handle constructor
+/// (handles that are `Sync`, as crossbeam's are: `welltempered::channel::shared::unbounded`)
+/// for a rewrite that is not to `spsc`; at 2 for every rewrite.
+fn shared_path(to: &'static str, level: usize) -> &'static str {
+    match (to, level) {
+        (_, 0) => to,
+        ("welltempered::channel::unbounded", _) => "welltempered::channel::shared::unbounded",
+        ("welltempered::channel::bounded", _) => "welltempered::channel::shared::bounded",
+        ("welltempered::channel::spsc::channel", 2..) => "welltempered::channel::shared::unbounded",
+        ("welltempered::channel::spsc::bounded", 2..) => "welltempered::channel::shared::bounded",
+        (other, _) => other,
     }
 }
 
@@ -755,12 +766,9 @@ fn write_rewrites(
     Ok(())
 }
 
-/// A cargo command that failed: its first error line, and whether its output says a handle
-/// is shared by reference between threads (our plain handles are not `Sync`, and the compiler
-/// names the marker type that says so).
+/// A cargo command that failed: its first error line, with the error's location.
 struct CargoFailure {
     first: String,
-    shared: bool,
 }
 
 /// Runs `cargo ARGS` on the analysed crate.
@@ -774,7 +782,6 @@ fn cargo(a: &Analysis, opts: &FixOptions, args: &[&str]) -> Result<(), CargoFail
     }
     let o = cmd.output().map_err(|e| CargoFailure {
         first: format!("could not run cargo: {e}"),
-        shared: false,
     })?;
     if o.status.success() {
         return Ok(());
@@ -793,7 +800,6 @@ fn cargo(a: &Analysis, opts: &FixOptions, args: &[&str]) -> Result<(), CargoFail
         .unwrap_or_default();
     Err(CargoFailure {
         first: format!("{}{at}", first.trim()),
-        shared: err.contains("NotSyncCloneOrCallIntoShared"),
     })
 }
 

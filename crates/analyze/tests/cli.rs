@@ -459,6 +459,52 @@ fn fix_in_edition_2015_declares_the_crate_and_keeps_the_build_scripts_channel() 
 }
 
 #[test]
+fn fix_falls_back_to_shared_handles_for_a_single_channel_lent_by_reference() {
+    // One thread per side, but the receiver is lent by reference to the thread that uses it,
+    // which asks for `Sync`, and the spsc handles are not: the plain rewrite fails to compile,
+    // the shared one compiles.
+    let wt = manifest_dir()
+        .join("../welltempered")
+        .canonicalize()
+        .unwrap();
+    let opts = welltempered_analyze::fix::FixOptions {
+        dependency: welltempered_analyze::fix::Dependency::Path(wt),
+        target_dir: Some(manifest_dir().join("../../target/analyze-fix")),
+        verify_tests: None,
+    };
+    let d = scratch("fix-sync-bound");
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    std::fs::write(
+        d.join("Cargo.toml"),
+        "[package]\nname = \"syncbound\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("src/main.rs"),
+        "use std::sync::mpsc::channel;\n\
+         fn main() {\n    let (tx, rx) = channel();\n    tx.send(7u8).unwrap();\n    \
+         std::thread::scope(|s| {\n        s.spawn(|| println!(\"{}\", rx.recv().unwrap()));\n    });\n}\n",
+    )
+    .unwrap();
+    let a = welltempered_analyze::analyze_crate(&d).unwrap();
+    let plan = welltempered_analyze::fix::plan(&a).unwrap();
+    assert_eq!(
+        plan.rewrites[0].to, "welltempered::channel::spsc::channel",
+        "{plan}"
+    );
+    let r = welltempered_analyze::fix::apply(&a, &opts).unwrap();
+    assert_eq!(
+        r.rewritten[0].1, "welltempered::channel::shared::unbounded",
+        "{r}"
+    );
+    let main = std::fs::read_to_string(d.join("src/main.rs")).unwrap();
+    assert!(
+        main.contains("welltempered::channel::shared::unbounded()"),
+        "{main}"
+    );
+}
+
+#[test]
 fn the_dependency_is_added_by_version_path_or_git_keeping_the_manifest() {
     use welltempered_analyze::fix::Dependency;
     let manifest = "[package]\nname = \"x\" # the name\nversion = \"0.1.0\"\n\n[dependencies] # deps\nlibc = \"0.2\"\n";
