@@ -652,7 +652,8 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
             Err(e) => {
                 restore();
                 failures.push(e.first);
-                match (level + 1..=2).find(|&l| paths(l) != paths(level)) {
+                let next = (level + 1..=2).find(|&l| paths(l) != paths(level));
+                match next.filter(|_| e.compiler) {
                     Some(l) => level = l,
                     None => {
                         return Err(Error::Fix(format!(
@@ -766,9 +767,11 @@ fn write_rewrites(
     Ok(())
 }
 
-/// A cargo command that failed: its first error line, with the error's location.
+/// A cargo command that failed: its first error line, with the error's location, and whether
+/// the compiler rejected the crate (not cargo: a dependency it could not get, say).
 struct CargoFailure {
     first: String,
+    compiler: bool,
 }
 
 /// Runs `cargo ARGS` on the analysed crate.
@@ -782,6 +785,7 @@ fn cargo(a: &Analysis, opts: &FixOptions, args: &[&str]) -> Result<(), CargoFail
     }
     let o = cmd.output().map_err(|e| CargoFailure {
         first: format!("could not run cargo: {e}"),
+        compiler: false,
     })?;
     if o.status.success() {
         return Ok(());
@@ -798,8 +802,16 @@ fn cargo(a: &Analysis, opts: &FixOptions, args: &[&str]) -> Result<(), CargoFail
         .and_then(|l| l.trim_start().strip_prefix("--> "))
         .map(|l| format!(" at {l}"))
         .unwrap_or_default();
+    // Without our dependency there is nothing to check: say how to give one.
+    let hint = if first.contains("no matching package named `welltempered`") {
+        " (welltempered is not in the registry cargo uses: give --welltempered-path DIR or \
+         --welltempered-git URL)"
+    } else {
+        ""
+    };
     Err(CargoFailure {
-        first: format!("{}{at}", first.trim()),
+        first: format!("{}{at}{hint}", first.trim()),
+        compiler: err.contains("could not compile"),
     })
 }
 
