@@ -8,10 +8,11 @@
 #      ("does not build as published": a dependency that moved on, a missing system library);
 #   2. `check --fix` rewrites its channels, checks every target and runs the crate's tests
 #      (the default when it has any), rolling back on any failure;
-#   3. when the tests failed after the rewrite, every test runs (--no-fail-fast) on the restored
-#      original and on the rewrite (kept this once, without --fix's own test run, then restored),
-#      and the failures are compared: the line names the tests that fail only after the rewrite
-#      (or says there are none, and how many fail either way).
+#   3. when the tests failed after the rewrite, every test runs (--no-fail-fast) twice on the
+#      restored original and once on the rewrite (kept this once, without --fix's own test run,
+#      then restored), and the failures are compared: the line names the tests that fail only
+#      after the rewrite (or says there are none, how many fail either way, and how many failed
+#      in one run of the original only: tests that are not deterministic here).
 # One line per crate: rewritten (how many, tests run or not), nothing to rewrite, rolled back
 # (why), or left out (why). Logs of every step stay in the work directory.
 #
@@ -52,7 +53,8 @@ registry=${CARGO_HOME:-$HOME/.cargo}/registry/src
 # test by name, and each test target that failed to build or run as a whole.
 failed_tests() {
     {
-        sed -n 's/^test \(.*\) \.\.\. FAILED$/\1/p' "$1"
+        # A terminal UI's escape codes may come first on the line.
+        sed -n 's/^.*test \([^ ]*\) \.\.\. FAILED$/\1/p' "$1"
         grep -o 'to rerun pass `[^`]*`' "$1" | sed 's/^to rerun pass /target /'
         grep -o '^error: could not compile `[^`]*`.*' "$1"
     } | sort -u
@@ -102,6 +104,7 @@ for corpus in "${corpora[@]}"; do
             printf '%-30s %s\n' "$c" "rewritten: $n channels; compiles; tests run and pass: $tested"
         elif grep -q "tests failed after the rewrite" "$log.fix.log"; then
             cargo test --no-fail-fast --manifest-path "$dst/Cargo.toml" >"$log.original-tests.log" 2>&1
+            cargo test --no-fail-fast --manifest-path "$dst/Cargo.toml" >"$log.original-tests-2.log" 2>&1
             if ! "$bin" welltempered check "$dst" --fix --no-verify-tests \
                 --welltempered-path "$root/crates/welltempered" >"$log.fix-untested.log" 2>&1; then
                 printf '%-30s %s\n' "$c" "rolled back: $(grep -m1 'tests failed' "$log.fix.log") (the rewrite could not be kept to compare: $(tail -1 "$log.fix-untested.log"))"
@@ -109,12 +112,15 @@ for corpus in "${corpora[@]}"; do
             fi
             cargo test --no-fail-fast --manifest-path "$dst/Cargo.toml" >"$log.rewritten-tests.log" 2>&1
             rm -rf "$dst" && cp -r "$src" "$dst" && chmod -R u+w "$dst"
-            before=$(failed_tests "$log.original-tests.log")
+            one=$(failed_tests "$log.original-tests.log")
+            two=$(failed_tests "$log.original-tests-2.log")
+            before=$(printf '%s\n%s\n' "$one" "$two" | grep . | sort -u)
+            flaky=$(comm -3 <(echo "$one") <(echo "$two") | grep -c .)
             new=$(comm -13 <(echo "$before") <(failed_tests "$log.rewritten-tests.log") | paste -sd, -)
             if [ -n "$new" ]; then
-                printf '%-30s %s\n' "$c" "rolled back: the rewrite broke tests that pass without it: $new"
+                printf '%-30s %s\n' "$c" "rolled back: the rewrite broke tests that pass without it: $new ($flaky of the original's failures differ between two runs)"
             else
-                printf '%-30s %s\n' "$c" "rolled back: its tests fail without the rewrite too, and no other test fails after it ($(echo "$before" | grep -c .) fail either way: $(echo "$before" | head -3 | paste -sd, -))"
+                printf '%-30s %s\n' "$c" "rolled back: its tests fail without the rewrite too, and no other test fails after it ($(echo "$before" | grep -c .) fail without it, $flaky of them in one run only: $(echo "$before" | head -3 | paste -sd, -))"
             fi
         else
             printf '%-30s %s\n' "$c" "rolled back: $(grep -m1 -E '^error' "$log.fix.log" || tail -1 "$log.fix.log")"
