@@ -310,18 +310,34 @@ fn a_workspace_root_checks_every_member() {
     );
 }
 
-#[test]
-fn fix_round_trips_and_restores_on_failure() {
+/// `--fix`'s options for these tests: welltempered from this checkout, one target directory.
+fn fix_options() -> welltempered_analyze::fix::FixOptions {
     let wt = manifest_dir()
         .join("../welltempered")
         .canonicalize()
         .unwrap();
-    let target = manifest_dir().join("../../target/analyze-fix");
-    let opts = welltempered_analyze::fix::FixOptions {
+    welltempered_analyze::fix::FixOptions {
         dependency: welltempered_analyze::fix::Dependency::Path(wt),
-        target_dir: Some(target),
+        target_dir: Some(manifest_dir().join("../../target/analyze-fix")),
         verify_tests: None,
-    };
+    }
+}
+
+/// What the crate at `d` prints when run, built in `opts`'s target directory.
+fn cargo_run(d: &Path, opts: &welltempered_analyze::fix::FixOptions) -> String {
+    let run = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["run", "--quiet", "--manifest-path"])
+        .arg(d.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(opts.target_dir.as_ref().unwrap())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&run.stdout).into_owned()
+}
+
+#[test]
+fn fix_round_trips_and_restores_on_failure() {
+    let opts = fix_options();
     let work = scratch("fix");
     for (name, want) in [
         ("spawned_once", "welltempered::channel::spsc::channel()"),
@@ -370,14 +386,7 @@ fn fix_round_trips_and_restores_on_failure() {
         assert!(main.contains(want), "{want}: {main}");
     }
     assert!(!main.contains("mpsc"), "{main}");
-    let run = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["run", "--quiet", "--manifest-path"])
-        .arg(d.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(opts.target_dir.as_ref().unwrap())
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&run.stdout), "6 10 true true\n");
+    assert_eq!(cargo_run(&d, &opts), "6 10 true true\n");
     let d = work.join("fixfail");
     copy_dir(&manifest_dir().join("tests/fixfail"), &d);
     let before = snapshot(&d);
@@ -409,15 +418,7 @@ fn fix_round_trips_and_restores_on_failure() {
 
 #[test]
 fn fix_in_edition_2015_declares_the_crate_and_keeps_the_build_scripts_channel() {
-    let wt = manifest_dir()
-        .join("../welltempered")
-        .canonicalize()
-        .unwrap();
-    let opts = welltempered_analyze::fix::FixOptions {
-        dependency: welltempered_analyze::fix::Dependency::Path(wt),
-        target_dir: Some(manifest_dir().join("../../target/analyze-fix")),
-        verify_tests: None,
-    };
+    let opts = fix_options();
     let d = scratch("fix2015").join("fix2015");
     copy_dir(&manifest_dir().join("tests/fix2015"), &d);
     let build = std::fs::read(d.join("build.rs")).unwrap();
@@ -448,14 +449,7 @@ fn fix_in_edition_2015_declares_the_crate_and_keeps_the_build_scripts_channel() 
         assert!(pipe.contains(want), "{want}: {pipe}");
     }
     assert!(!pipe.contains("mpsc"), "{pipe}");
-    let run = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["run", "--quiet", "--manifest-path"])
-        .arg(d.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(opts.target_dir.as_ref().unwrap())
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&run.stdout), "16000000000\n");
+    assert_eq!(cargo_run(&d, &opts), "16000000000\n");
 }
 
 #[test]
@@ -463,15 +457,7 @@ fn fix_falls_back_to_shared_handles_for_a_single_channel_lent_by_reference() {
     // One thread per side, but the receiver is lent by reference to the thread that uses it,
     // which asks for `Sync`, and the spsc handles are not: the plain rewrite fails to compile,
     // the shared one compiles.
-    let wt = manifest_dir()
-        .join("../welltempered")
-        .canonicalize()
-        .unwrap();
-    let opts = welltempered_analyze::fix::FixOptions {
-        dependency: welltempered_analyze::fix::Dependency::Path(wt),
-        target_dir: Some(manifest_dir().join("../../target/analyze-fix")),
-        verify_tests: None,
-    };
+    let opts = fix_options();
     let d = scratch("fix-sync-bound");
     std::fs::create_dir_all(d.join("src")).unwrap();
     std::fs::write(
