@@ -221,6 +221,19 @@ impl<T> Sender<T> {
         self.chan.sender_handles()
     }
 
+    /// Live receivers of this channel (as flume's `Sender::receiver_count`).
+    ///
+    /// ```
+    /// let (tx, rx) = welltempered_channel::unbounded::<u8>();
+    /// let rx2 = rx.clone();
+    /// assert_eq!(tx.receiver_count(), 2);
+    /// drop((rx, rx2));
+    /// assert_eq!(tx.receiver_count(), 0);
+    /// ```
+    pub fn receiver_count(&self) -> usize {
+        self.chan.receiver_handles()
+    }
+
     /// Counts this handle as a shared one (see `shared.rs`); the caller wraps it in a
     /// `SharedSender`.
     #[track_caller]
@@ -481,6 +494,18 @@ impl<T> Receiver<T> {
     /// Live receivers of this channel.
     pub fn receiver_count(&self) -> usize {
         self.chan.receiver_handles()
+    }
+
+    /// Live senders of this channel (as flume's `Receiver::sender_count`).
+    ///
+    /// ```
+    /// let (tx, rx) = welltempered_channel::unbounded::<u8>();
+    /// assert_eq!(rx.sender_count(), 1);
+    /// drop(tx);
+    /// assert_eq!(rx.sender_count(), 0);
+    /// ```
+    pub fn sender_count(&self) -> usize {
+        self.chan.sender_handles()
     }
 
     /// Counts this handle as a shared one (see `shared.rs`); the caller wraps it in a

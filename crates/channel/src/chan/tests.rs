@@ -550,8 +550,12 @@ fn counts_and_identity() {
     let rx2 = rx.clone();
     assert!(rx.same_channel(&rx2));
     assert_eq!(rx2.receiver_count(), 2);
+    assert_eq!((tx.receiver_count(), rx.sender_count()), (2, 2));
     drop(tx2);
     assert_eq!(tx.sender_count(), 1);
+    assert_eq!(rx2.sender_count(), 1);
+    drop(rx2);
+    assert_eq!(tx.receiver_count(), 1);
     let (other, _r) = unbounded::<()>();
     assert!(!tx.same_channel(&other));
 }
