@@ -491,6 +491,33 @@ fn fix_falls_back_to_shared_handles_for_a_single_channel_lent_by_reference() {
 }
 
 #[test]
+fn fix_rewrites_crossbeams_selection_and_timers_with_its_channels() {
+    let opts = fix_options();
+    let d = scratch("fixselect").join("fixselect");
+    copy_dir(&manifest_dir().join("tests/fixselect"), &d);
+    let a = welltempered_analyze::analyze_crate(&d).unwrap();
+    let r = welltempered_analyze::fix::apply(&a, &opts).unwrap();
+    assert_eq!((r.rewritten.len(), r.types.len()), (2, 3), "{r}");
+    let main = std::fs::read_to_string(d.join("src/main.rs")).unwrap();
+    for want in [
+        "let mut sel = welltempered::channel::Select::new();",
+        "let off = welltempered::channel::never::<u64>();",
+        "welltempered::channel::select! {",
+        // Not crossbeam's: it stays.
+        "own::Select::new().0",
+    ] {
+        assert!(main.contains(want), "{want}: {main}");
+    }
+    assert!(!main.contains("crossbeam_channel"), "{main}");
+    let own = std::fs::read_to_string(d.join("src/own.rs")).unwrap();
+    assert_eq!(
+        own,
+        std::fs::read_to_string(manifest_dir().join("tests/fixselect/src/own.rs")).unwrap()
+    );
+    assert_eq!(cargo_run(&d, &opts), "10 7\n");
+}
+
+#[test]
 fn the_dependency_is_added_by_version_path_or_git_keeping_the_manifest() {
     use welltempered_analyze::fix::Dependency;
     let manifest = "[package]\nname = \"x\" # the name\nversion = \"0.1.0\"\n\n[dependencies] # deps\nlibc = \"0.2\"\n";

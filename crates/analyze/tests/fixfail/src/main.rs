@@ -1,11 +1,18 @@
 use std::sync::mpsc;
 
+// std's iterator type, named in a `macro_rules!` template, whose names --fix leaves alone (they
+// resolve where the macro expands): the rewritten crate does not compile, and --fix restores
+// every original byte.
+macro_rules! std_iter {
+    () => {
+        mpsc::IntoIter<u8>
+    };
+}
+
 fn main() {
     let (tx, rx) = mpsc::channel::<u8>();
     tx.send(1).unwrap();
     drop(tx);
-    // std's iterator type, named: welltempered's receiver iterates with a type of its own, so
-    // the rewritten crate does not compile and --fix restores every original byte.
-    let it: mpsc::IntoIter<u8> = rx.into_iter();
+    let it: std_iter!() = rx.into_iter();
     println!("{}", it.count());
 }
