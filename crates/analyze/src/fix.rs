@@ -379,10 +379,25 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
                 match next.filter(|_| e.compiler) {
                     Some(l) => level = l,
                     None => {
-                        return Err(Error::Fix(format!(
-                            "cargo check failed after the rewrite ({}); originals restored",
-                            failures.join("; with shared handles: ")
-                        )));
+                        // A crate that does not compile as it is (a bench reading a file its
+                        // package leaves out, a nightly feature) says nothing of the rewrite.
+                        let as_it_is = e
+                            .compiler
+                            .then(|| cargo(a, opts, &["check", "--quiet", "--all-targets"]).err())
+                            .flatten();
+                        // That check may have made a lock file.
+                        restore();
+                        return Err(Error::Fix(match as_it_is {
+                            Some(o) => format!(
+                                "cargo check fails on the crate as it is, without the rewrite \
+                                 ({}); originals restored",
+                                o.first
+                            ),
+                            None => format!(
+                                "cargo check failed after the rewrite ({}); originals restored",
+                                failures.join("; with shared handles: ")
+                            ),
+                        }));
                     }
                 }
             }
@@ -395,10 +410,21 @@ pub fn apply(a: &Analysis, opts: &FixOptions) -> Result<FixReport, Error> {
     if verify {
         if let Err(e) = cargo(a, opts, &["test", "--quiet"]) {
             restore();
-            return Err(Error::Fix(format!(
-                "the crate's tests failed after the rewrite ({}); originals restored",
-                e.first
-            )));
+            // Tests that fail as the crate is cannot tell whether the rewrite broke one.
+            let as_it_is = cargo(a, opts, &["test", "--quiet"]).err();
+            restore();
+            return Err(Error::Fix(match as_it_is {
+                Some(o) => format!(
+                    "the crate's tests failed after the rewrite ({}), and fail without it too \
+                     ({}), so the rewrite cannot be verified (--no-verify-tests keeps it); \
+                     originals restored",
+                    e.first, o.first
+                ),
+                None => format!(
+                    "the crate's tests failed after the rewrite ({}); originals restored",
+                    e.first
+                ),
+            }));
         }
         report.tested = true;
     }

@@ -518,6 +518,53 @@ fn fix_rewrites_crossbeams_selection_and_timers_with_its_channels() {
 }
 
 #[test]
+fn fix_on_a_crate_that_fails_as_it_is_says_so() {
+    let opts = fix_options();
+    let d = scratch("fix-broken");
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    std::fs::write(
+        d.join("Cargo.toml"),
+        "[package]\nname = \"broken\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("src/main.rs"),
+        "fn main() {\n    let (tx, rx) = std::sync::mpsc::channel::<u8>();\n    \
+         tx.send(1).unwrap();\n    let n: u8 = \"not a number\";\n    println!(\"{} {n}\", rx.recv().unwrap());\n}\n",
+    )
+    .unwrap();
+    let before = snapshot(&d);
+    let a = welltempered_analyze::analyze_crate(&d).unwrap();
+    let e = welltempered_analyze::fix::apply(&a, &opts).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("fails on the crate as it is, without the rewrite (error[E0308]")
+            && e.to_string().contains("at src/main.rs:4:"),
+        "{e}"
+    );
+    assert_eq!(snapshot(&d), before);
+    // It compiles, but a test fails with or without the rewrite: nothing says the rewrite kept
+    // what the tests check.
+    std::fs::write(
+        d.join("src/main.rs"),
+        "fn main() {\n    let (tx, rx) = std::sync::mpsc::channel::<u8>();\n    \
+         tx.send(1).unwrap();\n    println!(\"{}\", rx.recv().unwrap());\n}\n\
+         #[test]\nfn fails_as_it_is() {\n    assert_eq!(1 + 1, 3);\n}\n",
+    )
+    .unwrap();
+    let before = snapshot(&d);
+    let a = welltempered_analyze::analyze_crate(&d).unwrap();
+    let e = welltempered_analyze::fix::apply(&a, &opts).unwrap_err();
+    assert!(
+        e.to_string().contains("tests failed after the rewrite")
+            && e.to_string().contains("and fail without it too")
+            && e.to_string().contains("--no-verify-tests keeps it"),
+        "{e}"
+    );
+    assert_eq!(snapshot(&d), before);
+}
+
+#[test]
 fn the_dependency_is_added_by_version_path_or_git_keeping_the_manifest() {
     use welltempered_analyze::fix::Dependency;
     let manifest = "[package]\nname = \"x\" # the name\nversion = \"0.1.0\"\n\n[dependencies] # deps\nlibc = \"0.2\"\n";
