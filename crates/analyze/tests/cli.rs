@@ -72,13 +72,7 @@ fn directory_without_manifest_is_no_crate() {
 
 #[test]
 fn syntax_error_names_file_line_and_column() {
-    let d = scratch("syntax");
-    std::fs::create_dir_all(d.join("src")).unwrap();
-    std::fs::write(
-        d.join("Cargo.toml"),
-        "[package]\nname = \"bad\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
-    )
-    .unwrap();
+    let d = scratch_crate("syntax", "bad");
     std::fs::write(d.join("src/main.rs"), "fn main() {\n    let x = ;\n}\n").unwrap();
     let e = welltempered_analyze::analyze_crate(&d).unwrap_err();
     assert!(
@@ -310,6 +304,21 @@ fn a_workspace_root_checks_every_member() {
     );
 }
 
+/// A new crate `name` (edition 2021, a workspace of its own, an empty `src/`) in a scratch
+/// directory `dir`, for a test to write its sources.
+fn scratch_crate(dir: &str, name: &str) -> PathBuf {
+    let d = scratch(dir);
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    std::fs::write(
+        d.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n"
+        ),
+    )
+    .unwrap();
+    d
+}
+
 /// `--fix`'s options for these tests: welltempered from this checkout, one target directory.
 fn fix_options() -> welltempered_analyze::fix::FixOptions {
     let wt = manifest_dir()
@@ -458,13 +467,7 @@ fn fix_falls_back_to_shared_handles_for_a_single_channel_lent_by_reference() {
     // which asks for `Sync`, and the spsc handles are not: the plain rewrite fails to compile,
     // the shared one compiles.
     let opts = fix_options();
-    let d = scratch("fix-sync-bound");
-    std::fs::create_dir_all(d.join("src")).unwrap();
-    std::fs::write(
-        d.join("Cargo.toml"),
-        "[package]\nname = \"syncbound\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
-    )
-    .unwrap();
+    let d = scratch_crate("fix-sync-bound", "syncbound");
     std::fs::write(
         d.join("src/main.rs"),
         "use std::sync::mpsc::channel;\n\
@@ -520,13 +523,7 @@ fn fix_rewrites_crossbeams_selection_and_timers_with_its_channels() {
 #[test]
 fn fix_on_a_crate_that_fails_as_it_is_says_so() {
     let opts = fix_options();
-    let d = scratch("fix-broken");
-    std::fs::create_dir_all(d.join("src")).unwrap();
-    std::fs::write(
-        d.join("Cargo.toml"),
-        "[package]\nname = \"broken\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
-    )
-    .unwrap();
+    let d = scratch_crate("fix-broken", "broken");
     std::fs::write(
         d.join("src/main.rs"),
         "fn main() {\n    let (tx, rx) = std::sync::mpsc::channel::<u8>();\n    \
@@ -625,13 +622,7 @@ fn fix_keeps_a_channel_whose_handle_type_is_named_under_any_cfg() {
 #[test]
 fn fix_keeps_a_channel_whose_handle_type_is_public_api() {
     // Rewriting a type in a public signature would change the crate's API for its users.
-    let d = scratch("public-api");
-    std::fs::create_dir_all(d.join("src")).unwrap();
-    std::fs::write(
-        d.join("Cargo.toml"),
-        "[package]\nname = \"pubapi\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
-    )
-    .unwrap();
+    let d = scratch_crate("public-api", "pubapi");
     std::fs::write(
         d.join("src/lib.rs"),
         "use std::sync::mpsc::{channel, Receiver};\n\
